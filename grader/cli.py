@@ -1,0 +1,248 @@
+"""``torchdrill``: the command line.
+
+``torchdrill grade [SUBMISSION]`` runs the course's property tests against a
+submission folder (pytest in this process, the plugin in ``grader.plugin``), shows
+progress, writes ``DIR/results.json`` and prints the score table. It exits 0
+whenever grading itself worked, whatever the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+import grader
+from grader import report as report_module
+from grader import results as results_module
+from grader import table
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_GRADER_FAILED = 3
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; printed as one clear sentence."""
+
+
+# ------------------------------------------------------------------ course layout
+
+def find_course(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding ``tests/conftest.py``."""
+    for folder in (start, *start.parents):
+        if (folder / "tests" / "conftest.py").is_file():
+            return folder
+    raise UsageError(f"no torchdrill course at {start} or above: expected a tests/ folder "
+                     "with conftest.py (run inside the torchdrill checkout, or pass --course DIR)")
+
+
+def exercise_tests(course: Path) -> dict[str, Path]:
+    """Exercise id -> its test module, learned from the files (no list to keep)."""
+    tests = course / "tests"
+    found = {}
+    for path in sorted(tests.rglob("test_*.py")):
+        rel = path.relative_to(tests)
+        found["/".join((*rel.parts[:-1], path.stem.removeprefix("test_")))] = path
+    return found
+
+
+def resolve_submission(course: Path, given: str) -> Path:
+    """The folder to grade; a student's handout folder is graded through its exercises/."""
+    from grader.course import submission_folder
+
+    for candidate in (Path(given), course / given):
+        if candidate.is_dir():
+            return submission_folder(candidate.resolve())
+    if Path(given).exists():
+        raise UsageError(f"submission {given} is not a folder: give a folder laid out like exercises/")
+    raise UsageError(f"submission folder {given} does not exist (looked in {Path.cwd()} and {course})")
+
+
+# ------------------------------------------------------------------ grading
+
+class _Progress:
+    """A pytest plugin that drives a rich progress bar and keeps collection errors."""
+
+    def __init__(self, progress: Progress | None):
+        self.progress = progress
+        self.task = None
+        self.collection_errors: list[str] = []
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.collection_errors.append(f"{report.nodeid}: {report.longreprtext}")
+
+    def pytest_collection_finish(self, session) -> None:
+        if self.progress is not None and session.items:  # the xdist controller collects nothing
+            self.task = self.progress.add_task("grading", total=len(session.items))
+
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        if self.progress is not None and self.task is None:
+            self.task = self.progress.add_task("grading", total=len(ids))
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if self.progress is not None and self.task is not None and report.when == "teardown":
+            self.progress.advance(self.task)
+
+
+def grade(course: Path, submission: Path, out: Path, only: list[str] | None = None,
+          workers: int = 0, profile: str | None = None, show_progress: bool = True,
+          extra_args: list[str] | None = None) -> dict[str, Any]:
+    """Grade ``submission`` with ``course``'s tests; write and return results."""
+    available = exercise_tests(course)
+    unknown = [e for e in (only or []) if e not in available]
+    if unknown:
+        raise UsageError(f"unknown exercise {', '.join(unknown)}; known: {', '.join(available)}")
+    targets = [str(available[e]) for e in only] if only else [str(course / "tests")]
+    results_path = out / "results.json"
+    args = [*targets, "--rootdir", str(course), "-p", "no:terminal", "-p", "no:cacheprovider",
+            "--submission", str(submission), "--results", str(results_path),
+            "-n", str(workers), *(extra_args or [])]
+    if profile:
+        args += ["--hypothesis-profile", profile]
+    results_path.unlink(missing_ok=True)  # only this run's results may be read back
+    console = Console(stderr=True)
+    use_bar = show_progress and console.is_terminal
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True,
+                  disable=not use_bar) as progress:
+        watcher = _Progress(progress if use_bar else None)
+        code = pytest.main(args, plugins=[watcher])
+    if watcher.collection_errors:
+        raise GraderFailed("the tests could not be collected:\n" + "\n".join(watcher.collection_errors))
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not results_path.exists():
+        raise GraderFailed(f"pytest stopped with exit code {int(code)} before writing results")
+    return results_module.read(results_path)
+
+
+class GraderFailed(Exception):
+    """Grading itself did not work (not a low score: the grader could not grade)."""
+
+
+# ------------------------------------------------------------------ commands
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
+    submission = resolve_submission(course, args.submission)
+    out = Path(args.out) if args.out else course / "reports"
+    _templates(course)  # a missing template is reported now, not after grading
+    results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
+                    profile=args.profile)
+    table.render(results, verbose=args.verbose)
+    print(f"results: {out / 'results.json'}")
+    _publish(results, out, course, args)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Re-render the report (and exports) from a results.json, without grading."""
+    path = Path(args.results)
+    try:
+        results = results_module.read(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    out = Path(args.out) if args.out else path.parent
+    course = _report_course(args, path)
+    table.render(results, verbose=args.verbose)
+    _publish(results, out, course, args)
+    return EXIT_OK
+
+
+def _report_course(args: argparse.Namespace, results_path: Path) -> Path:
+    """--course, else the course around the current folder, else around the results."""
+    if args.course:
+        return Path(args.course).resolve()
+    try:
+        return find_course(Path.cwd())
+    except UsageError as not_here:
+        try:
+            return find_course(results_path.resolve().parent)
+        except UsageError:
+            raise not_here from None
+
+
+def _templates(course: Path) -> Path:
+    try:
+        return report_module.templates_dir(course)
+    except report_module.ReportError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _publish(results: dict[str, Any], out: Path, course: Path, args: argparse.Namespace) -> None:
+    """Write index.html, and the exports asked for; print where each went."""
+    _templates(course)
+    print(f"report: {report_module.write_report(results, out, course)}")
+    if "gradescope" in (args.format or []):
+        from grader import exports
+        print(f"gradescope: {exports.write_gradescope(results, out)}")
+    if args.junit:
+        from grader import exports
+        print(f"junit: {exports.write_junit(results, Path(args.junit))}")
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", action="append", choices=["html", "gradescope"],
+                   help="also write this format (repeatable): gradescope writes "
+                        "DIR/gradescope/results.json; html (DIR/index.html) is always written")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE (for CI dashboards)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print every failing property's counterexample under the table")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="torchdrill",
+        description="PyTorch drills graded by property tests: grade a submission, "
+                    "see the score of every property and the smallest input that breaks it.")
+    parser.add_argument("--version", action="version", version=f"torchdrill {grader.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    g = sub.add_parser("grade", help="grade one submission folder",
+                       description="Grade one submission: a folder laid out like exercises/. "
+                                   "Exits 0 whenever grading worked, whatever the score.")
+    g.add_argument("submission", nargs="?", default="exercises",
+                   help="folder to grade (default: exercises; 'reference' grades the reference)")
+    g.add_argument("--out", metavar="DIR", help="where results.json goes (default: reports/)")
+    g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
+                   help="grade only these exercises, e.g. tensors/one_hot")
+    g.add_argument("-n", "--workers", type=int, default=0, metavar="N",
+                   help="spread the tests over N processes (pytest-xdist; default 0: this process)")
+    g.add_argument("--profile", choices=["torchdrill", "torchdrill-quick"], default=None,
+                   help="hypothesis profile (default torchdrill: 100 examples per property)")
+    g.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: found "
+                                                   "from the current folder upwards)")
+    _add_output_options(g)
+    g.set_defaults(run=cmd_grade)
+
+    r = sub.add_parser("report", help="re-render the report from a results.json (no grading)",
+                       description="Re-render DIR/index.html (and exports) from a results.json "
+                                   "written by 'torchdrill grade', without grading again.")
+    r.add_argument("results", metavar="RESULTS_JSON", help="a results.json written by 'grade'")
+    r.add_argument("--out", metavar="DIR", help="where index.html goes (default: beside RESULTS_JSON)")
+    r.add_argument("--course", metavar="DIR", help="course folder holding report_templates/ "
+                                                   "(default: found from the current folder upwards)")
+    _add_output_options(r)
+    r.set_defaults(run=cmd_report)
+
+    from grader import learn, release  # the learner's commands; the instructor's handout
+    learn.register(sub)
+    release.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as exc:
+        print(f"torchdrill: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except GraderFailed as exc:
+        print(f"torchdrill: grading failed: {exc}", file=sys.stderr)
+        return EXIT_GRADER_FAILED

@@ -1,0 +1,156 @@
+"""Refuse forbidden APIs while the student's function runs.
+
+A drill's marker names what it forbids and what to do instead::
+
+    pytest.mark.exercise(points=10, forbid={"F.one_hot": "scatter_ ones into zeros"})
+
+Torch functions and tensor methods are caught by a ``TorchFunctionMode`` (it sees
+calls such as ``F.one_hot``, ``Tensor.stride`` and the ``F.batch_norm`` inside
+``nn.BatchNorm1d.forward``). Plain Python classes (``DistributedSampler``) are not
+visible to the mode, so their ``__init__`` is guarded while a call is in flight.
+
+The student may catch the exception the guard raises; it does not matter, the
+guard remembers every use and the grader fails the test afterwards.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from torch.overrides import TorchFunctionMode, resolve_name
+
+_ALIASES = {"F.": "torch.nn.functional.", "nn.": "torch.nn.", "Tensor.": "torch.Tensor."}
+
+
+def canonical_name(name: str) -> str:
+    """``F.one_hot`` -> ``torch.nn.functional.one_hot`` (and ``nn.``, ``Tensor.``)."""
+    for short, full in _ALIASES.items():
+        if name.startswith(short):
+            return full + name[len(short):]
+    return name
+
+
+def _resolve(dotted: str) -> object:
+    module_name, _, attr = dotted.rpartition(".")
+    while module_name:
+        try:
+            obj: object = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            module_name, _, head = module_name.rpartition(".")
+            attr = f"{head}.{attr}"
+            continue
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj
+    raise ValueError(f"cannot resolve forbidden API {dotted!r}")
+
+
+class ForbiddenAPIError(RuntimeError):
+    """Raised inside the student's call when it uses a forbidden API."""
+
+
+@dataclass
+class ForbiddenUse:
+    name: str
+    hint: str
+
+    def message(self, function: str) -> str:
+        return (
+            f"{function} called {self.name}, which this drill forbids. "
+            f"Instead: {self.hint}"
+        )
+
+
+@dataclass
+class Forbidden:
+    """The forbidden APIs of one drill: canonical name -> hint."""
+
+    hints: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_marker(cls, forbid: Mapping[str, str] | None) -> Forbidden:
+        return cls({canonical_name(k): v for k, v in (forbid or {}).items()})
+
+    @contextmanager
+    def guard(self) -> Iterator[list[ForbiddenUse]]:
+        """Run the body with every forbidden API refused; yields the uses seen."""
+        uses: list[ForbiddenUse] = []
+        if not self.hints:
+            yield uses
+            return
+        classes = {n: h for n, h in self.hints.items() if isinstance(_resolve(n), type)}
+        functions = {n: h for n, h in self.hints.items() if n not in classes}
+        with _ClassGuard.active(classes, uses), _FunctionMode(functions, uses):
+            yield uses
+
+
+class _FunctionMode(TorchFunctionMode):
+    def __init__(self, hints: dict[str, str], uses: list[ForbiddenUse]):
+        super().__init__()
+        self.hints = hints
+        self.uses = uses
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = resolve_name(func)
+        if name in self.hints:
+            self.uses.append(ForbiddenUse(name, self.hints[name]))
+            raise ForbiddenAPIError(f"{name} is forbidden in this drill")
+        return func(*args, **(kwargs or {}))
+
+
+class _ClassGuard:
+    """Reference-counted patch of ``cls.__init__`` for classes a drill forbids.
+
+    Ranks run as threads, so several calls may be guarded at once; the patch is
+    installed by the first and removed by the last. Uses are recorded for the
+    calls running in the thread that constructs the object.
+    """
+
+    _lock = threading.Lock()
+    _count: dict[type, int] = {}
+    _original: dict[type, object] = {}
+    _local = threading.local()
+
+    @classmethod
+    @contextmanager
+    def active(cls, hints: dict[str, str], uses: list[ForbiddenUse]) -> Iterator[None]:
+        targets = {_resolve(name): (name, hint) for name, hint in hints.items()}
+        previous = getattr(cls._local, "sinks", None)
+        cls._local.sinks = (targets, uses)
+        with cls._lock:
+            for klass in targets:
+                if cls._count.get(klass, 0) == 0:
+                    cls._original[klass] = klass.__dict__.get("__init__")
+                    klass.__init__ = cls._make_refusing_init(klass)
+                cls._count[klass] = cls._count.get(klass, 0) + 1
+        try:
+            yield
+        finally:
+            cls._local.sinks = previous
+            with cls._lock:
+                for klass in targets:
+                    cls._count[klass] -= 1
+                    if cls._count[klass] == 0:
+                        original = cls._original.pop(klass)
+                        if original is None:
+                            del klass.__init__
+                        else:
+                            klass.__init__ = original
+
+    @classmethod
+    def _make_refusing_init(cls, klass: type):
+        original = klass.__init__
+
+        def __init__(self, *args, **kwargs):
+            sinks = getattr(cls._local, "sinks", None)
+            if sinks is not None and klass in sinks[0]:
+                name, hint = sinks[0][klass]
+                sinks[1].append(ForbiddenUse(name, hint))
+                raise ForbiddenAPIError(f"{name} is forbidden in this drill")
+            original(self, *args, **kwargs)
+
+        return __init__

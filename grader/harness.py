@@ -1,0 +1,270 @@
+"""Run a distributed drill's function on several ranks at once.
+
+``threaded_ranks``: every rank is a thread of this process and the collective is a
+counting in-memory ``all_reduce`` (SUM, in place), so a property test can run
+hundreds of multi-rank cases a second and count calls. A rank that makes a
+different number of collective calls from the others gets a clear error instead
+of a deadlock.
+
+``gloo_ranks``: the real thing. Every rank is a process forked from a forkserver
+that imported torch and nothing else (never a fork of the grader), joined with
+``torch.distributed`` over gloo through a ``file://`` rendezvous; tensors come
+back as plain lists.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue as queue_module
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from grader.outcomes import NotAttempted, StudentError, SubmissionError, TimedOut
+
+RENDEZVOUS_TIMEOUT_S = 60.0
+
+
+class CollectiveMismatch(RuntimeError):
+    """The ranks did not make matching collective calls."""
+
+
+@dataclass
+class RankRun:
+    results: list[Any]  # what each rank's call returned
+    calls: list[int]  # how many collective calls each rank made
+
+
+class _CountingAllReduce:
+    """An in-memory ``all_reduce`` for ranks that are threads."""
+
+    def __init__(self, world_size: int):
+        self.world_size = world_size
+        self.calls = [0] * world_size
+        self.done = [False] * world_size
+        self._cond = threading.Condition()
+        self._rounds: dict[int, dict[int, torch.Tensor]] = {}
+        self._totals: dict[int, torch.Tensor] = {}
+
+    def for_rank(self, rank: int) -> Callable[..., Any]:
+        def all_reduce(tensor, op=None, group=None, async_op=False):
+            self._all_reduce(rank, tensor, op)
+            return _DoneWork() if async_op else None
+        all_reduce.rank = rank  # lets the caller tell which rank a call belongs to
+        return all_reduce
+
+    def _all_reduce(self, rank: int, tensor: torch.Tensor, op: Any) -> None:
+        if op is not None and op != torch.distributed.ReduceOp.SUM:
+            raise CollectiveMismatch(f"all_reduce: this drill reduces with SUM, not {op}")
+        if not isinstance(tensor, torch.Tensor):
+            raise CollectiveMismatch(f"all_reduce needs a tensor, got {type(tensor).__name__}")
+        with self._cond:
+            k = self.calls[rank]
+            self.calls[rank] += 1
+            self._rounds.setdefault(k, {})[rank] = tensor.detach().clone()
+            self._cond.notify_all()
+            while len(self._rounds[k]) < self.world_size:
+                quitters = [r for r in range(self.world_size) if self.done[r] and self.calls[r] <= k]
+                if quitters:
+                    raise CollectiveMismatch(
+                        f"rank {rank} made all_reduce call #{k + 1}, but rank {quitters[0]} "
+                        f"returned after {self.calls[quitters[0]]} call(s): every rank must make "
+                        "the same collective calls")
+                if not self._cond.wait(timeout=RENDEZVOUS_TIMEOUT_S):
+                    raise CollectiveMismatch("all_reduce: the other ranks never arrived")
+            if k not in self._totals:
+                self._totals[k] = self._sum(k)
+            total = self._totals[k]
+        tensor.copy_(total)
+
+    def _sum(self, k: int) -> torch.Tensor:
+        parts = [self._rounds[k][r] for r in range(self.world_size)]
+        for r, p in enumerate(parts):
+            if p.shape != parts[0].shape or p.dtype != parts[0].dtype:
+                raise CollectiveMismatch(
+                    f"all_reduce call #{k + 1}: rank 0 sent {parts[0].dtype} {tuple(parts[0].shape)} "
+                    f"but rank {r} sent {p.dtype} {tuple(p.shape)}")
+        total = parts[0].clone()
+        for p in parts[1:]:
+            total += p
+        return total
+
+    def finish(self, rank: int) -> None:
+        with self._cond:
+            self.done[rank] = True
+            self._cond.notify_all()
+
+
+class _DoneWork:
+    def wait(self, timeout=None) -> bool:
+        return True
+
+    def is_completed(self) -> bool:
+        return True
+
+
+def threaded_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
+                   collective: str = "all_reduce") -> RankRun:
+    """``call(*rank_args[r], **{collective: fake})`` on every rank r, as threads."""
+    world = len(rank_args)
+    fake = _CountingAllReduce(world)
+    results: list[Any] = [None] * world
+    errors: list[BaseException | None] = [None] * world
+
+    def run(rank: int) -> None:
+        try:
+            results[rank] = call(*rank_args[rank], **{collective: fake.for_rank(rank)})
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the grader's thread
+            errors[rank] = exc
+        finally:
+            fake.finish(rank)
+
+    threads = [threading.Thread(target=run, args=(r,), name=f"rank-{r}", daemon=True)
+               for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    _raise_first(errors)
+    return RankRun(results, fake.calls)
+
+
+def _raise_first(errors: Sequence[BaseException | None]) -> None:
+    """Re-raise the most telling rank error: the cause, not the ranks it stranded."""
+    real = [e for e in errors if e is not None]
+    for kind in (NotAttempted, TimedOut, SubmissionError):
+        for e in real:
+            if isinstance(e, kind):
+                raise e
+    causes = [e for e in real if not (isinstance(e, StudentError)
+                                      and isinstance(e.original, CollectiveMismatch))]
+    if causes or real:
+        raise (causes or real)[0]
+
+
+# ---------------------------------------------------------------- real gloo ranks
+
+def to_plain(value: Any) -> Any:
+    """Tensors (nested in tuples/lists/dicts) as plain lists, for a process queue."""
+    if isinstance(value, torch.Tensor):
+        t = value.detach().cpu()
+        return {"__tensor__": str(t.dtype).removeprefix("torch."), "shape": list(t.shape),
+                "values": t.reshape(-1).tolist()}
+    if isinstance(value, (list, tuple)):
+        return {"__seq__": type(value).__name__, "items": [to_plain(v) for v in value]}
+    if isinstance(value, dict):
+        return {"__dict__": {k: to_plain(v) for k, v in value.items()}}
+    return value
+
+
+def from_plain(value: Any) -> Any:
+    if isinstance(value, dict) and "__tensor__" in value:
+        dtype = getattr(torch, value["__tensor__"])
+        return torch.tensor(value["values"], dtype=dtype).reshape(value["shape"])
+    if isinstance(value, dict) and "__seq__" in value:
+        items = [from_plain(v) for v in value["items"]]
+        return tuple(items) if value["__seq__"] == "tuple" else items
+    if isinstance(value, dict) and "__dict__" in value:
+        return {k: from_plain(v) for k, v in value["__dict__"].items()}
+    return value
+
+
+_context: multiprocessing.context.ForkServerContext | None = None
+
+
+def _forkserver() -> multiprocessing.context.ForkServerContext:
+    global _context
+    if _context is None:
+        _context = multiprocessing.get_context("forkserver")
+        _context.set_forkserver_preload(["torch", "torch.distributed", "grader.harness"])
+    return _context
+
+
+def gloo_ranks(path: Path, exercise_id: str, function: str,
+               rank_args: Sequence[Sequence[Any]], forbid: Mapping[str, str],
+               timeout_s: float = 60.0) -> list[Any]:
+    """Run ``function(*rank_args[r])`` from the file ``path`` on gloo ranks."""
+    ctx = _forkserver()
+    world = len(rank_args)
+    results: list[Any] = [None] * world
+    with tempfile.TemporaryDirectory(prefix="torchdrill-gloo-") as tmp:
+        q = ctx.Queue()
+        procs = [ctx.Process(target=_gloo_rank, daemon=True,
+                             args=(str(path), exercise_id, function, r, world,
+                                   f"{tmp}/rendezvous", to_plain(list(rank_args[r])),
+                                   dict(forbid), q))
+                 for r in range(world)]
+        for p in procs:
+            p.start()
+        outcomes: dict[int, tuple] = {}
+        try:
+            while len(outcomes) < world:
+                rank, *payload = q.get(timeout=timeout_s)
+                outcomes[rank] = tuple(payload)
+                if payload[0] != "ok":
+                    break  # the others may wait for this rank forever
+        except queue_module.Empty:
+            raise TimedOut(f"{function}() on {world} gloo ranks did not finish in {timeout_s:.0f} s") from None
+        finally:
+            for p in procs:
+                p.join(timeout=5)
+                if p.is_alive():
+                    p.kill()
+                    p.join()
+            q.close()
+    for rank in sorted(outcomes):
+        kind, *rest = outcomes[rank]
+        if kind == "not_attempted":
+            raise NotAttempted(rest[0])
+        if kind == "submission_error":
+            raise SubmissionError(rest[0])
+        if kind == "forbidden":
+            raise AssertionError(rest[0])
+        if kind == "error":
+            type_name, message, tb = rest
+            raise StudentError(f"{function}() on gloo rank {rank}",
+                               RuntimeError(f"{type_name}: {message}"), tb)
+        results[rank] = from_plain(rest[0])
+    return results
+
+
+def _gloo_rank(path: str, exercise_id: str, function: str, rank: int, world: int,
+               init_file: str, plain_args: Any, forbid: dict[str, str], q: Any) -> None:
+    """One rank, in a process forked from the forkserver."""
+    import torch.distributed as dist
+
+    from grader.forbid import Forbidden
+    from grader.loader import load_exercise, student_traceback
+
+    torch.set_num_threads(1)
+    root = Path(path[: -len(exercise_id) - 3])
+    try:
+        module = load_exercise(root, exercise_id)
+        dist.init_process_group("gloo", init_method=f"file://{init_file}",
+                                rank=rank, world_size=world)
+        error: BaseException | None = None
+        with Forbidden(forbid).guard() as uses:
+            try:
+                result = getattr(module, function)(*from_plain(plain_args))
+            except BaseException as exc:  # noqa: BLE001 - judged below
+                error = exc
+        if uses:
+            q.put((rank, "forbidden", uses[0].message(f"{function}()")))
+            return
+        if error is not None:
+            raise error
+        q.put((rank, "ok", to_plain(result)))
+        dist.destroy_process_group()
+    except NotImplementedError as exc:
+        q.put((rank, "not_attempted", f"{function}() raised NotImplementedError: {exc}".rstrip(": ")))
+    except NotAttempted as exc:
+        q.put((rank, "not_attempted", str(exc)))
+    except SubmissionError as exc:
+        q.put((rank, "submission_error", str(exc)))
+    except BaseException as exc:  # noqa: BLE001 - reported to the grader
+        q.put((rank, "error", type(exc).__name__, str(exc), student_traceback(exc, path)))

@@ -1,0 +1,128 @@
+"""``results.json``: the one record of a grading run; reports are made from it.
+
+Written atomically (temporary file, then rename), so a crash never leaves a
+half-written file behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import grader
+from grader.outcomes import NOT_RUN
+from grader.scoring import score_exercise
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class TestRecord:
+    exercise: str
+    name: str
+    outcome: str
+    weight: float = 1.0
+    message: str = ""
+    counterexample: dict[str, Any] | None = None
+    duration_s: float = 0.0
+    hidden: bool = False
+    markers: list[str] = field(default_factory=list)
+    stdout: str = ""
+    stderr: str = ""
+
+
+@dataclass
+class ExerciseInfo:
+    id: str
+    points: float
+    title: str = ""
+
+
+def suite_hash(tests_dir: Path) -> str:
+    """A hash of the test suite (every file under tests/) and the grader version:
+    two gradings with the same hash used the same properties and examples."""
+    digest = hashlib.sha256(grader.__version__.encode())
+    for path in sorted(p for p in tests_dir.rglob("*.py") if "__pycache__" not in p.parts):
+        digest.update(path.relative_to(tests_dir).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def build(submission: str, exercises: dict[str, ExerciseInfo],
+          tests: list[TestRecord], environment: dict[str, Any] | None = None,
+          suite: str | None = None) -> dict[str, Any]:
+    """Assemble the results document from per-test records (scores computed here)."""
+    by_exercise: dict[str, list[TestRecord]] = {eid: [] for eid in sorted(exercises)}
+    for t in tests:
+        by_exercise.setdefault(t.exercise, []).append(t)
+    rows = []
+    for eid, records in by_exercise.items():
+        info = exercises[eid]
+        records.sort(key=lambda r: r.name)
+        scored = score_exercise(info.points, [(r.outcome, r.weight) for r in records])
+        rows.append({
+            "id": eid,
+            "title": info.title,
+            "points": info.points,
+            "score": scored.score,
+            "max_score": scored.max_score,
+            "status": scored.status,
+            "tests": [_test_json(r) for r in records],
+        })
+    return {
+        "schema": SCHEMA_VERSION,
+        "submission": submission,
+        "score": round(sum(r["score"] for r in rows), 4),
+        "max_score": round(sum(r["max_score"] for r in rows), 4),
+        "pending_points": round(sum(r["points"] for r in rows if r["status"] == NOT_RUN), 4),
+        "suite_hash": suite,
+        "graded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "grader_version": grader.__version__,
+        "environment": {"python": platform.python_version(), **(environment or {})},
+        "exercises": rows,
+    }
+
+
+def _test_json(r: TestRecord) -> dict[str, Any]:
+    d = asdict(r)
+    del d["exercise"]
+    d["duration_s"] = round(d["duration_s"], 4)
+    return d
+
+
+def write(results: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=1, sort_keys=False)
+        f.write("\n")
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; results are meant to be read
+    os.replace(tmp, path)
+
+
+def read(path: Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION:
+        raise ValueError(f"{path} is not a torchdrill results file (schema {SCHEMA_VERSION})")
+    return data
+
+
+def outcomes_only(results: dict[str, Any]) -> dict[str, Any]:
+    """What must be identical between two gradings of the same submission."""
+    return {
+        "score": results["score"],
+        "max_score": results["max_score"],
+        "exercises": [
+            {k: v for k, v in ex.items() if k != "tests"}
+            | {"tests": [{k: v for k, v in t.items() if k != "duration_s"} for t in ex["tests"]]}
+            for ex in results["exercises"]
+        ],
+    }

@@ -1,0 +1,68 @@
+"""assert_same cannot be fooled; the forbidden-API guard sees functions, methods, classes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DistributedSampler
+
+from grader.expect import Mismatch, assert_same
+from grader.forbid import ForbiddenAPIError, Forbidden
+
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+
+@pytest.mark.parametrize("got,expected,kind", [
+    (torch.zeros(2), torch.zeros(2, dtype=torch.int64), "dtype"),
+    (torch.zeros(2, 1), torch.zeros(2), "shape"),
+    (AlwaysEqual(), torch.zeros(2), "type"),
+    (torch.zeros(2).as_subclass(type("Sub", (torch.Tensor,), {})), torch.zeros(2), "type"),
+    ([1, 2], (1, 2), "type"),
+    (1, 1.0, "type"),
+    (torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.5]), "values"),
+    (torch.tensor([float("nan")]), torch.tensor([0.0]), "values"),
+])
+def test_assert_same_refuses(got, expected, kind):
+    with pytest.raises(Mismatch) as info:
+        assert_same(got, expected)
+    assert info.value.details["diff"]["kind"] == kind
+
+
+def test_value_diff_names_count_and_first_index():
+    with pytest.raises(Mismatch) as info:
+        assert_same(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[1.0, 2.0], [3.0, 5.0]]))
+    diff = info.value.details["diff"]
+    assert diff["mismatched"] == 1 and diff["first_indices"] == [[1, 1]] and diff["max_abs_error"] == 1.0
+
+
+def test_guard_records_functions_methods_and_classes():
+    forbidden = Forbidden.from_marker({"F.one_hot": "scatter", "Tensor.stride": "compute it",
+                                       "torch.utils.data.DistributedSampler": "randperm"})
+    for action in (lambda: F.one_hot(torch.tensor([1]), 2), lambda: torch.zeros(2).stride(),
+                   lambda: DistributedSampler(range(4), num_replicas=2, rank=0)):
+        with forbidden.guard() as uses:
+            with pytest.raises(ForbiddenAPIError):
+                action()
+        assert len(uses) == 1
+    # outside the guard everything works again
+    assert DistributedSampler(range(4), num_replicas=2, rank=0).num_samples == 2
+    assert torch.zeros(2).stride() == (1,)
+
+
+def test_loaded_modules_do_not_feed_hypothesis_constants(tmp_path):
+    """Examples must not depend on which submissions a process happened to import."""
+    import grader.plugin  # noqa: F401 - pins the pool
+    from hypothesis.internal.conjecture import providers
+
+    from grader.loader import load_exercise
+
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "consts.py").write_text("MAGIC = 987654321\nNAME = 'student-chosen'\n")
+    load_exercise(tmp_path, "demo/consts")
+    constants = providers._get_local_constants()
+    assert 987654321 not in constants.set_for_type("integer")
+    assert len(constants) == 0

@@ -1,0 +1,221 @@
+"""The grading plugin on a tiny course: outcomes, messages, scores, results.
+
+Every scenario is its own exercise in one course (each a copy of the same drill,
+"double a tensor"), so one pytest run grades them all; a second run with two
+xdist workers must agree with it exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grader.results import outcomes_only
+
+DRILL_TEST = '''
+"""Doubles a tensor."""
+import pytest, torch
+from hypothesis import given, strategies as st
+from grader.expect import assert_same, expect_raises
+
+pytestmark = pytest.mark.exercise(points=10, forbid={"torch.mul": "add the tensor to itself"})
+
+@pytest.mark.weight(3)
+@given(st.integers(-5, 5))
+def test_doubles(impl, n):
+    assert_same(impl.double(torch.tensor([n])), torch.tensor([2 * n]))
+
+def test_rejects_strings(impl):
+    with expect_raises(TypeError, when="given a string"):
+        impl.double("x")
+
+@pytest.mark.cuda
+def test_on_gpu(impl):
+    assert_same(impl.double(torch.ones(1, device="cuda")), torch.full((1,), 2.0, device="cuda"))
+'''
+
+HANG_TEST = '''
+"""One property, for code that never returns."""
+import pytest, torch
+pytestmark = pytest.mark.exercise(points=10)
+
+def test_doubles(impl):
+    impl.double(torch.ones(1))
+'''
+
+GOOD = '''
+def double(x):
+    if isinstance(x, str):
+        raise TypeError("not a tensor")
+    return x + x
+'''
+
+SCENARIOS = {
+    "good": GOOD,
+    "missing": None,
+    "stub": "def double(x):\n    raise NotImplementedError\n",
+    "wrong": "def double(x):\n    return x * 1 if not isinstance(x, str) else x.foo\n",
+    "partial": "def double(x):\n    return x + x\n",
+    "raises": "def double(x):\n    return helper(x)\n\n\ndef helper(x):\n    return 1 / 0\n",
+    "syntax": "def double(x:\n    pass\n",
+    "bad_import": "import no_such_module_here\n",
+    "no_function": "x = 1\n",
+    "sys_exit": "def double(x):\n    import sys; sys.exit(0)\n",
+    "pytest_skip": "def double(x):\n    import pytest; pytest.skip('x')\n",
+    "key_error": "def double(x):\n    raise KeyError('k')\n",
+    "forbidden": ("import torch\ndef double(x):\n    try:\n        return torch.mul(x, 2)\n"
+                  "    except Exception:\n        return x + x\n"),
+    "hangs": ("import time\ndef double(x):\n    while True:\n        try:\n            time.sleep(1)\n"
+              "        except Exception:\n            pass\n"),
+    "prints": "import sys\ndef double(x):\n    print('<b>hi</b>')\n    print('warn', file=sys.stderr)\n    return x\n",
+    "subclass": ("import torch\nclass Liar(torch.Tensor):\n    def __eq__(self, other):\n        return True\n"
+                 "def double(x):\n    if isinstance(x, str):\n        raise TypeError\n"
+                 "    return (x + x).as_subclass(Liar)\n"),
+}
+
+
+def _make_course(root: Path) -> Path:
+    (root / "tests" / "demo").mkdir(parents=True)
+    for init in ("tests/__init__.py", "tests/demo/__init__.py", "tests/conftest.py"):
+        (root / init).write_text("")
+    sub = root / "sub" / "demo"
+    sub.mkdir(parents=True)
+    for name, source in SCENARIOS.items():
+        (root / "tests" / "demo" / f"test_{name}.py").write_text(HANG_TEST if name == "hangs" else DRILL_TEST)
+        if source is not None:
+            (sub / f"{name}.py").write_text(textwrap.dedent(source))
+    return root
+
+
+def _grade(root: Path, results: Path, *args: str) -> dict:
+    subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
+                    "--rootdir", str(root), "--submission", str(root / "sub"),
+                    "--results", str(results), "--test-timeout", "8", *args],
+                   cwd=root, capture_output=True, text=True, timeout=300)
+    return json.loads(results.read_text())
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    return _make_course(tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="module")
+def graded(course) -> dict:
+    return _grade(course, course / "serial.json")
+
+
+def exercise(graded: dict, scenario: str) -> dict:
+    return next(e for e in graded["exercises"] if e["id"] == f"demo/{scenario}")
+
+
+def result_of(graded: dict, scenario: str, name: str) -> dict:
+    return next(t for t in exercise(graded, scenario)["tests"] if t["name"] == name)
+
+
+def test_correct_submission_scores_full_and_cuda_is_not_run(graded):
+    ex = exercise(graded, "good")
+    assert (ex["score"], ex["max_score"], ex["status"]) == (10, 10, "passed")
+    assert ex["title"] == "Doubles a tensor."
+    gpu = result_of(graded, "good", "test_on_gpu")
+    assert gpu["outcome"] == "not_run" and "CUDA" in gpu["message"]
+
+
+def test_missing_file_is_not_attempted(graded):
+    ex = exercise(graded, "missing")
+    assert (ex["score"], ex["status"]) == (0, "not_attempted")
+    assert "does not exist" in result_of(graded, "missing", "test_doubles")["message"]
+
+
+def test_stub_is_not_attempted(graded):
+    outcomes = {t["outcome"] for t in exercise(graded, "stub")["tests"]}
+    assert outcomes == {"not_attempted", "not_run"}
+
+
+def test_wrong_answer_fails_with_shrunk_counterexample(graded):
+    t = result_of(graded, "wrong", "test_doubles")
+    assert t["outcome"] == "failed"
+    assert "n=1" in t["counterexample"]["example"] or "n=-1" in t["counterexample"]["example"]
+    call = t["counterexample"]["calls"][0]
+    assert call["function"] == "double" and call["args"][0]["values"] in ([1], [-1])
+    assert t["counterexample"]["diff"]["kind"] == "values"
+    ex = exercise(graded, "wrong")
+    assert (ex["status"], ex["score"]) == ("failed", 0)
+    assert result_of(graded, "wrong", "test_rejects_strings")["outcome"] == "failed"
+
+
+def test_partial_score_uses_weights(graded):
+    ex = exercise(graded, "partial")
+    assert ex["status"] == "partial"
+    assert ex["score"] == pytest.approx(10 * 3 / 4)
+
+
+def test_student_exception_is_an_error_with_their_traceback(graded):
+    t = result_of(graded, "raises", "test_doubles")
+    assert t["outcome"] == "error"
+    assert "ZeroDivisionError" in t["message"] and "line 6" in t["message"]
+
+
+@pytest.mark.parametrize("scenario,expected", [
+    ("syntax", "line 1: SyntaxError"),
+    ("bad_import", "ModuleNotFoundError"),
+    ("no_function", "defines no function double()"),
+])
+def test_broken_file_is_an_error_naming_file_and_cause(graded, scenario, expected):
+    assert exercise(graded, scenario)["status"] == "error"
+    t = result_of(graded, scenario, "test_doubles")
+    assert t["outcome"] == "error" and expected in t["message"] and f"{scenario}.py" in t["message"]
+
+
+@pytest.mark.parametrize("scenario", ["sys_exit", "pytest_skip", "key_error"])
+def test_escapes_from_student_code_are_errors(graded, scenario):
+    assert result_of(graded, scenario, "test_doubles")["outcome"] == "error"
+    assert exercise(graded, scenario)["max_score"] == 10  # a skip must not shrink the maximum
+
+
+def test_forbidden_api_fails_naming_it_even_if_caught(graded):
+    t = result_of(graded, "forbidden", "test_doubles")
+    assert t["outcome"] == "failed"
+    assert "torch.mul" in t["message"] and "add the tensor to itself" in t["message"]
+
+
+def test_code_that_swallows_the_timeout_still_times_out(graded):
+    assert result_of(graded, "hangs", "test_doubles")["outcome"] == "timed_out"
+
+
+def test_student_output_is_kept_as_text(graded):
+    t = result_of(graded, "prints", "test_rejects_strings")
+    assert t["stdout"] == "<b>hi</b>\n" and t["stderr"] == "warn\n"
+
+
+def test_suite_hash_is_recorded(graded):
+    assert len(graded["suite_hash"]) == 16
+
+
+def test_tensor_subclass_result_is_refused(graded):
+    t = result_of(graded, "subclass", "test_doubles")
+    assert t["outcome"] == "failed" and "torch.Tensor" in t["message"]
+
+
+def test_totals_exclude_not_run_tests(graded):
+    assert graded["max_score"] == 10 * len(SCENARIOS)
+    assert graded["score"] > 0
+    assert graded["score"] == pytest.approx(sum(e["score"] for e in graded["exercises"]))
+
+
+def test_xdist_gives_the_same_results(course, graded):
+    parallel = _grade(course, course / "parallel.json", "-n", "2")
+    assert outcomes_only(parallel) == outcomes_only(graded)
+
+
+def test_plugin_ignores_unmarked_tests(pytester):
+    pytester.makepyfile(test_plain="def test_ok():\n    assert True\n")
+    out = pytester.path / "results.json"
+    result = pytester.runpytest_subprocess("--results", str(out))
+    result.assert_outcomes(passed=1)
+    assert not out.exists()
