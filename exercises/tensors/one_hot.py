@@ -1,0 +1,39 @@
+"""One-hot encoding with ``scatter_``.
+
+Turn integer class labels into one-hot vectors, exactly as
+``torch.nn.functional.one_hot`` does, but build the result yourself with
+``Tensor.scatter_``.
+"""
+
+import torch
+
+
+def one_hot(labels: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
+    """Return the one-hot encoding of ``labels``.
+
+    Spec:
+        - ``labels`` is an integer tensor of any shape ``S`` (0-d included).
+        - The result has shape ``(*S, C)`` and dtype ``torch.int64``: position
+          ``[..., labels[...]]`` holds 1, everything else 0.
+        - ``C = num_classes``; when ``num_classes == -1``, infer
+          ``C = labels.max() + 1``.
+        - Raise ``ValueError`` if ``labels`` is not an integer dtype (float or
+          bool), if a label is negative, if a label is ``>= num_classes``, or if
+          ``C`` must be inferred from an empty tensor.
+
+    Example:
+        >>> one_hot(torch.tensor([2, 0]), num_classes=3)
+        tensor([[0, 0, 1],
+                [1, 0, 0]])
+
+    How: make a zeros tensor of shape ``(*S, C)``, then
+    ``scatter_(-1, labels.unsqueeze(-1), 1)`` writes the ones along the last dim.
+
+    Pitfalls the notes warn about:
+        - ``torch.zeros(...)`` is float32 by default: the one-hot must be int64.
+        - C is ``max + 1``, not ``max`` (label 3 needs 4 classes).
+        - ``scatter_`` needs an int64 index: convert int32/uint8 labels first.
+
+    Forbidden: ``F.one_hot``.
+    """
+    raise NotImplementedError

@@ -1,0 +1,25 @@
+"""Mistake: subsequent_mask uses j < i, so a position may not attend to itself."""
+
+import math
+
+import torch
+
+CAUGHT_BY = ('test_subsequent_mask',)
+
+
+def attention(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p_attn = scores.softmax(dim=-1)
+    return p_attn @ value, p_attn
+
+
+def subsequent_mask(size):
+    return torch.ones(1, size, size, dtype=torch.bool).tril(diagonal=-1)
+
+
+def padding_mask(lengths, max_len):
+    if lengths.numel() and (lengths.min() < 0 or lengths.max() > max_len):
+        raise ValueError("length out of range")
+    return (torch.arange(max_len) < lengths.unsqueeze(-1)).unsqueeze(1)

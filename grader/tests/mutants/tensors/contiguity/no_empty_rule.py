@@ -1,0 +1,32 @@
+"""Mistake: no special case for tensors with no elements (torch calls them contiguous)."""
+
+CAUGHT_BY = ('test_agrees_with_torch_on_layouts', 'test_empty_tensors_are_contiguous')
+
+
+def _check_sizes(size):
+    for n in size:
+        if n < 0:
+            raise ValueError(f"negative size in {size}")
+
+
+def is_contiguous(size, stride):
+    if len(size) != len(stride):
+        raise ValueError("size and stride differ in length")
+    _check_sizes(size)
+    expected = 1
+    for n, s in zip(reversed(size), reversed(stride)):
+        if n == 1:
+            continue
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def contiguous_strides(size):
+    _check_sizes(size)
+    strides, step = [], 1
+    for n in reversed(size):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))

@@ -1,0 +1,25 @@
+"""Mistake: no opt_d.zero_grad(). Whatever sits in D's .grad (leftovers, or the
+G step's gradients from the previous call) is added to the D loss's gradients."""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _bce(logits: torch.Tensor, target: float) -> torch.Tensor:
+    return F.binary_cross_entropy_with_logits(logits, torch.full_like(logits, target))
+
+
+CAUGHT_BY = ("test_stale_grads_change_nothing", "test_discriminator_params_match_reference")
+
+
+def gan_step(generator, discriminator, opt_g, opt_d, real, noise):
+    fake = generator(noise)
+    loss_d = _bce(discriminator(real), 1.0) + _bce(discriminator(fake.detach()), 0.0)
+    loss_d.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    loss_g = _bce(discriminator(fake), 1.0)
+    loss_g.backward()
+    opt_g.step()
+    return loss_d.item(), loss_g.item()

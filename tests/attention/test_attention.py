@@ -1,0 +1,230 @@
+"""Scaled dot-product attention with -1e9 masking, and its causal and padding masks."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.expect import assert_same, expect_raises
+from tests.strategies import float_tensors, int_tensors, shapes
+
+pytestmark = pytest.mark.exercise(points=15, forbid={
+    "F.scaled_dot_product_attention": "compute scores = q @ k.transpose(-2, -1) / sqrt(d_k), "
+                                      "masked_fill(mask == 0, -1e9), softmax(dim=-1), @ value",
+    "nn.MultiheadAttention": "write the attention itself with @, masked_fill and softmax",
+    "F.multi_head_attention_forward": "write the attention itself with @, masked_fill and softmax",
+})
+
+# Reduced precision on the GPU against float64 on the CPU (inputs rounded first,
+# so only the arithmetic differs). bfloat16 keeps 8 bits of mantissa; on the CPU
+# its worst error over these cases was ~6e-3. No float16: masked_fill(-1e9)
+# overflows it and raises (FIELD-NOTES), so the spec's -1e9 cannot hold there.
+GPU_TOLERANCE = {torch.float32: dict(rtol=1e-4, atol=1e-4),
+                 torch.bfloat16: dict(rtol=5e-2, atol=5e-2)}
+
+
+# ------------------------------------------------------------------ strategies
+
+@st.composite
+def masks_for(draw, scores_shape: tuple[int, ...]) -> torch.Tensor:
+    """A 0/1 mask (bool or int64) broadcastable to ``scores_shape``: maybe some
+    leading dims dropped, some of the rest of size 1 (shrinks to the full shape)."""
+    dropped = draw(st.integers(0, len(scores_shape) - 1))
+    shape = tuple(1 if draw(st.integers(0, 3)) == 3 else n for n in scores_shape[dropped:])
+    bits = draw(st.lists(st.booleans(), min_size=math.prod(shape), max_size=math.prod(shape)))
+    mask = torch.tensor(bits, dtype=torch.bool).reshape(shape)
+    return mask.to(draw(st.sampled_from([torch.bool, torch.int64])))
+
+
+@st.composite
+def attention_cases(draw, mask: str = "maybe", low: float = -3.0, high: float = 3.0):
+    """(query, key, value, mask) in float64 with 0-2 batch dims; mask is
+    ``"maybe"`` (None or a mask), ``"always"`` or ``"never"``.
+
+    Shapes and the mask are drawn before the values: hypothesis draws late in a
+    long example lean towards their simplest choice (here: no mask)."""
+    use_mask = mask == "always" or (mask == "maybe" and draw(st.integers(0, 4)) > 0)
+    batch = draw(shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+    l_q, l_k = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    d_k, d_v = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    drawn = draw(masks_for((*batch, l_q, l_k))) if use_mask else None
+    query = draw(float_tensors((*batch, l_q, d_k), low=low, high=high))
+    key = draw(float_tensors((*batch, l_k, d_k), low=low, high=high))
+    value = draw(float_tensors((*batch, l_k, d_v), low=low, high=high))
+    return query, key, value, drawn
+
+
+# ------------------------------------------------------------------ helpers
+
+def clones(case) -> list[Any]:
+    return [None if t is None else t.clone() for t in case]
+
+
+def attend_where(case) -> torch.Tensor:
+    """Bool (..., L_q, L_k): True where the query may look at the key."""
+    query, key, _, mask = case
+    shape = (*query.shape[:-1], key.shape[-2])
+    if mask is None:
+        return torch.ones(shape, dtype=torch.bool)
+    return (mask != 0).expand(shape)
+
+
+def output_and_weights(got: Any, case) -> tuple[torch.Tensor, torch.Tensor]:
+    """The student's (output, p_attn), checked to be two tensors of the right shapes."""
+    query, key, value, _ = case
+    if not (isinstance(got, (tuple, list)) and len(got) == 2
+            and all(isinstance(t, torch.Tensor) for t in got)):
+        raise AssertionError(f"attention returned {type(got).__name__}; expected a tuple "
+                             "(output, p_attn) of two tensors")
+    out, p = got
+    out_shape = (*query.shape[:-1], value.shape[-1])
+    p_shape = (*query.shape[:-1], key.shape[-2])
+    assert tuple(out.shape) == out_shape, f"output has shape {tuple(out.shape)}, expected {out_shape}"
+    assert tuple(p.shape) == p_shape, f"p_attn has shape {tuple(p.shape)}, expected {p_shape}"
+    return out, p
+
+
+# ------------------------------------------------------------------ attention
+
+@pytest.mark.weight(4)
+@given(attention_cases())
+def test_matches_reference(impl, ref, case):
+    expected = ref.attention(*case)
+    assert_same(impl.attention(*clones(case)), expected, what="(output, p_attn)")
+
+
+@pytest.mark.weight(3)
+@given(attention_cases())
+def test_matches_scaled_dot_product_attention(impl, case):
+    query, key, value, mask = case
+    attend = attend_where(case)
+    expected = F.scaled_dot_product_attention(query, key, value,
+                                              attn_mask=None if mask is None else attend)
+    out, _ = output_and_weights(impl.attention(*clones(case)), case)
+    rows = attend.any(-1)  # torch leaves fully masked rows undefined; the spec does not
+    assert_same(out[rows], expected[rows],
+                what="output (rows with a key to attend) vs F.scaled_dot_product_attention")
+
+
+@pytest.mark.weight(2)
+@given(attention_cases())
+def test_rows_of_p_attn_sum_to_one(impl, case):
+    _, p = output_and_weights(impl.attention(*clones(case)), case)
+    assert_same(p.sum(-1), torch.ones(p.shape[:-1], dtype=p.dtype),
+                what="p_attn.sum(-1) (softmax over the keys, the last dim)")
+
+
+@pytest.mark.weight(2)
+@given(attention_cases(mask="always"))
+def test_masked_weights_are_zero(impl, case):
+    attend = attend_where(case)
+    blocked = ~attend & attend.any(-1, keepdim=True)
+    _, p = output_and_weights(impl.attention(*clones(case)), case)
+    assert_same(p[blocked], torch.zeros(int(blocked.sum()), dtype=p.dtype),
+                what="p_attn where mask == 0 (in rows that have a key to attend)")
+
+
+@settings(max_examples=50)
+@given(attention_cases(mask="never"), st.data())
+def test_fully_masked_rows_attend_uniformly(impl, case, data):
+    query, key, value, _ = case
+    l_q, l_k = query.shape[-2], key.shape[-2]
+    open_rows = data.draw(int_tensors((*query.shape[:-2], l_q, 1), 0, 1), label="row mask").bool()
+    open_rows[..., 0, :] = False  # at least one fully masked row
+    out, p = output_and_weights(impl.attention(query.clone(), key.clone(), value.clone(),
+                                               open_rows.clone()), case)
+    closed = ~open_rows.squeeze(-1)
+    assert_same(p[closed], torch.full((int(closed.sum()), l_k), 1 / l_k, dtype=p.dtype),
+                what="p_attn of fully masked rows (every score -1e9, so uniform weights 1/L_k)")
+    uniform = value.mean(-2, keepdim=True).expand(out.shape)
+    assert_same(out[closed], uniform[closed],
+                what="output of fully masked rows (the mean of the values)")
+
+
+@pytest.mark.weight(3)
+@settings(max_examples=50)
+@given(attention_cases())
+def test_gradients_match_reference(impl, ref, case):
+    query, key, value, mask = case
+
+    def grads(fn, student: bool):
+        leaves = [t.clone().requires_grad_() for t in (query, key, value)]
+        got = fn(*leaves, None if mask is None else mask.clone())
+        out, p = output_and_weights(got, case) if student else got
+        torch.manual_seed(1)
+        loss = (out * torch.randn_like(out)).sum() + (p * torch.randn_like(p)).sum()
+        if not loss.requires_grad:
+            raise AssertionError("the outputs are detached from query, key and value: "
+                                 "backward cannot reach them (no .detach() or no_grad)")
+        found = torch.autograd.grad(loss, leaves, allow_unused=True)
+        for name, g in zip(("query", "key", "value"), found):
+            if g is None:
+                raise AssertionError(f"no gradient reaches {name}: keep it in the graph")
+        return found
+
+    expected = grads(ref.attention, student=False)
+    got = grads(impl.attention, student=True)
+    for name, g, e in zip(("query", "key", "value"), got, expected):
+        assert_same(g, e, what=f"gradient of a weighted sum of (output, p_attn) w.r.t. {name}")
+
+
+@pytest.mark.cuda
+@pytest.mark.weight(2)
+@settings(max_examples=25)
+@given(attention_cases(low=-2.0, high=2.0), st.sampled_from([torch.float32, torch.bfloat16]))
+def test_low_precision_on_gpu(impl, ref, case, dtype):
+    low = [t.to(dtype) for t in case[:3]]  # round first: the reference sees the same inputs
+    mask = case[3]
+    expected = ref.attention(*(t.double() for t in low), mask)
+    got = impl.attention(*(t.cuda() for t in low), None if mask is None else mask.cuda())
+    for name, g, e in zip(("output", "p_attn"), output_and_weights(got, case), expected):
+        assert g.dtype == dtype and g.device.type == "cuda", (
+            f"{name} is {g.dtype} on {g.device}; expected {dtype} on the GPU, like the inputs")
+        assert_same(g.double().cpu(), e, what=f"{name} in {dtype} on the GPU vs float64 on the CPU",
+                    **GPU_TOLERANCE[dtype])
+
+
+# ------------------------------------------------------------------ masks
+
+@pytest.mark.weight(2)
+@given(st.integers(0, 8))
+def test_subsequent_mask(impl, size):
+    expected = (torch.nn.Transformer.generate_square_subsequent_mask(size) == 0).unsqueeze(0)
+    assert_same(impl.subsequent_mask(size), expected,
+                what=f"subsequent_mask({size}) (bool, True where key j <= query i)")
+
+
+@st.composite
+def lengths_and_max(draw) -> tuple[torch.Tensor, int]:
+    max_len = draw(st.integers(0, 6))
+    batch = draw(st.integers(0, 5))
+    dtype = draw(st.sampled_from([torch.int64, torch.int32]))
+    return draw(int_tensors((batch,), 0, max_len, dtype=dtype)), max_len
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=50)  # a small space: max_len <= 6, B <= 5
+@given(lengths_and_max())
+def test_padding_mask(impl, ref, case):
+    lengths, max_len = case
+    expected = ref.padding_mask(lengths, max_len)
+    assert_same(impl.padding_mask(lengths.clone(), max_len), expected,
+                what=f"padding_mask({lengths.tolist()}, {max_len}) (bool, True on real tokens)")
+
+
+@given(lengths_and_max(), st.sampled_from(["negative", "too long"]), st.integers(1, 3), st.data())
+def test_padding_mask_raises_value_error(impl, case, how, excess, data):
+    lengths, max_len = case
+    if lengths.numel() == 0:
+        lengths = torch.zeros(1, dtype=lengths.dtype)
+    where = data.draw(st.integers(0, lengths.numel() - 1), label="position")
+    lengths[where] = -excess if how == "negative" else max_len + excess
+    with expect_raises(ValueError, when=f"a length is {how} ({int(lengths[where])}, "
+                                        f"max_len {max_len})"):
+        impl.padding_mask(lengths, max_len)

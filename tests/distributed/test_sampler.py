@@ -1,0 +1,172 @@
+"""DistributedSampler as a pure function (shuffle, pad or drop, stride by rank) and worker shards."""
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from torch.utils.data import DistributedSampler
+
+from grader.expect import assert_same, expect_raises
+
+pytestmark = pytest.mark.exercise(points=10, forbid={
+    "torch.utils.data.DistributedSampler": (
+        "build the list yourself: randperm(dataset_len) from a torch.Generator seeded with "
+        "seed + epoch, pad it by repeating it from the start (or cut it with drop_last), then "
+        "take every num_replicas-th index starting at rank"),
+})
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One DistributedSampler configuration (every rank of it)."""
+
+    dataset_len: int
+    num_replicas: int
+    shuffle: bool
+    seed: int
+    epoch: int
+    drop_last: bool
+
+    def options(self) -> dict:
+        return {"shuffle": self.shuffle, "seed": self.seed, "epoch": self.epoch,
+                "drop_last": self.drop_last}
+
+    def describe(self, rank: int | None = None) -> str:
+        who = "every rank" if rank is None else f"rank {rank}"
+        return (f"{who} of num_replicas={self.num_replicas}, dataset_len={self.dataset_len}, "
+                f"shuffle={self.shuffle}, seed={self.seed}, epoch={self.epoch}, "
+                f"drop_last={self.drop_last}")
+
+
+def setups(min_len: int = 0, max_len: int = 60, max_replicas: int = 8,
+           shuffle: bool | None = None) -> st.SearchStrategy[Setup]:
+    return st.builds(
+        Setup,
+        dataset_len=st.integers(min_len, max_len),
+        num_replicas=st.integers(1, max_replicas),
+        shuffle=st.booleans() if shuffle is None else st.just(shuffle),
+        seed=st.integers(0, 2**32),
+        epoch=st.integers(0, 10),
+        drop_last=st.booleans(),
+    )
+
+
+def torch_indices(setup: Setup, rank: int) -> list[int]:
+    """What the real DistributedSampler yields for ``rank`` (the oracle)."""
+    sampler = DistributedSampler(range(setup.dataset_len), num_replicas=setup.num_replicas,
+                                 rank=rank, shuffle=setup.shuffle, seed=setup.seed,
+                                 drop_last=setup.drop_last)
+    sampler.set_epoch(setup.epoch)
+    return list(sampler)
+
+
+def every_rank(impl, setup: Setup) -> list[list[int]]:
+    return [impl.distributed_indices(setup.dataset_len, setup.num_replicas, rank,
+                                     **setup.options())
+            for rank in range(setup.num_replicas)]
+
+
+# ------------------------------------------------------------------ distributed_indices
+
+@pytest.mark.weight(4)
+@given(setups(), st.data())
+def test_matches_distributed_sampler(impl, setup, data):
+    rank = data.draw(st.integers(0, setup.num_replicas - 1), label="rank")
+    got = impl.distributed_indices(setup.dataset_len, setup.num_replicas, rank, **setup.options())
+    assert_same(got, torch_indices(setup, rank), what=f"{setup.describe(rank)}: indices")
+
+
+@given(setups(min_len=1), st.data())
+def test_returns_a_list_of_python_ints(impl, setup, data):
+    rank = data.draw(st.integers(0, setup.num_replicas - 1), label="rank")
+    got = impl.distributed_indices(setup.dataset_len, setup.num_replicas, rank, **setup.options())
+    assert type(got) is list, (
+        f"distributed_indices returned a {type(got).__name__}; expected a list "
+        "(call .tolist() on a tensor)")
+    kinds = sorted({type(i).__name__ for i in got} - {"int"})
+    assert not kinds, (f"distributed_indices returned a list holding {', '.join(kinds)}; "
+                       "expected Python ints (a tensor's .tolist() gives them)")
+
+
+@given(setups())
+def test_every_rank_gets_the_same_number_of_indices(impl, setup):
+    lengths = [len(indices) for indices in every_rank(impl, setup)]
+    assert len(set(lengths)) == 1, (
+        f"{setup.describe()}: the ranks got {lengths} indices; every rank must get the same "
+        "number, or the ranks take different numbers of steps and a collective hangs "
+        "(pad by repeating from the start, or cut the tail with drop_last)")
+
+
+@pytest.mark.weight(2)
+@given(setups())
+def test_ranks_together_cover_the_dataset(impl, setup):
+    seen = Counter(i for indices in every_rank(impl, setup) for i in indices)
+    strays = sorted(i for i in seen if not (isinstance(i, int) and 0 <= i < setup.dataset_len))
+    assert not strays, f"{setup.describe()}: indices {strays[:5]} are not in the dataset"
+    if setup.drop_last:
+        twice = sorted(i for i, k in seen.items() if k > 1)
+        assert not twice, (f"{setup.describe()}: indices {twice[:5]} are given out more than "
+                           "once; with drop_last no index may be seen twice")
+        expected = setup.dataset_len // setup.num_replicas * setup.num_replicas
+        assert sum(seen.values()) == expected, (
+            f"{setup.describe()}: the ranks got {sum(seen.values())} indices in all; with "
+            f"drop_last they should get {expected} (the tail that does not divide evenly "
+            "is dropped)")
+    else:
+        missing = sorted(set(range(setup.dataset_len)) - set(seen))
+        assert not missing, (f"{setup.describe()}: indices {missing[:5]} are seen by no rank; "
+                             "without drop_last every index must be seen at least once")
+
+
+@given(setups(min_len=10, max_replicas=4, shuffle=True))
+def test_a_new_epoch_reorders(impl, setup):
+    later = replace(setup, epoch=setup.epoch + 1)
+    assume(torch_indices(setup, 0) != torch_indices(later, 0))
+    first, second = every_rank(impl, setup), every_rank(impl, later)
+    assert first != second, (
+        f"{setup.describe()}: epochs {setup.epoch} and {later.epoch} give the same order; "
+        "seed the generator with seed + epoch so that each epoch is reshuffled")
+
+
+BAD_ARGUMENTS = [
+    ((10, 0, 0), "num_replicas is 0"),
+    ((10, -2, 0), "num_replicas is negative"),
+    ((10, 3, 3), "rank == num_replicas"),
+    ((10, 3, 7), "rank > num_replicas"),
+    ((10, 3, -1), "rank is negative"),
+    ((-1, 2, 0), "dataset_len is negative"),
+]
+
+
+@given(st.sampled_from(BAD_ARGUMENTS))
+def test_bad_arguments_raise_value_error(impl, case):
+    args, why = case
+    with expect_raises(ValueError, when=f"{why} (dataset_len, num_replicas, rank = {args})"):
+        impl.distributed_indices(*args)
+
+
+# ------------------------------------------------------------------ worker_shard
+
+@pytest.mark.weight(2)
+@given(st.lists(st.integers(0, 60), max_size=40), st.integers(1, 6))
+def test_worker_shards_are_strided_and_in_order(impl, indices, num_workers):
+    for worker in range(num_workers):
+        got = impl.worker_shard(list(indices), worker, num_workers)
+        assert_same(got, indices[worker::num_workers],
+                    what=f"shard of worker {worker} of {num_workers} "
+                         f"(every {num_workers}-th index from position {worker})")
+
+
+WORKER_BAD_IDS = [(0, 0, "num_workers is 0"), (0, -1, "num_workers is negative"),
+                  (2, 2, "worker_id == num_workers"), (5, 2, "worker_id > num_workers"),
+                  (-1, 2, "worker_id is negative")]
+
+
+@given(st.sampled_from(WORKER_BAD_IDS))
+def test_worker_shard_bad_ids_raise_value_error(impl, case):
+    worker_id, num_workers, why = case
+    with expect_raises(ValueError, when=f"{why} (worker_id={worker_id}, "
+                                        f"num_workers={num_workers})"):
+        impl.worker_shard([0, 1, 2, 3], worker_id, num_workers)

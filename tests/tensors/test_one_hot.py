@@ -1,0 +1,104 @@
+"""One-hot encoding built with scatter_, equal to F.one_hot."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grader.expect import assert_same, expect_raises
+from tests.strategies import float_tensors, int_tensors, shapes
+
+pytestmark = pytest.mark.exercise(points=10, forbid={
+    "F.one_hot": "make a zeros tensor of shape (*labels.shape, C) and scatter_ ones "
+                 "along the last dim with labels.unsqueeze(-1) as the index",
+})
+
+INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.uint8]
+
+
+@st.composite
+def labels_and_classes(draw, min_side=0):
+    """Labels of 0-d to 4-d shape and integer dtype, with a num_classes that fits them."""
+    num_classes = draw(st.integers(1, 6))
+    shape = draw(shapes(min_dims=0, max_dims=4, min_side=min_side, max_side=4))
+    dtype = draw(st.sampled_from(INT_DTYPES))
+    labels = draw(int_tensors(shape, 0, num_classes - 1, dtype=dtype))
+    return labels, num_classes
+
+
+@pytest.mark.weight(3)
+@given(labels_and_classes())
+def test_matches_f_one_hot_given_classes(impl, case):
+    labels, num_classes = case
+    assert_same(impl.one_hot(labels, num_classes), F.one_hot(labels.long(), num_classes))
+
+
+@pytest.mark.weight(2)
+@given(labels_and_classes(min_side=1))
+def test_matches_f_one_hot_inferred_classes(impl, case):
+    labels, _ = case
+    assert_same(impl.one_hot(labels), F.one_hot(labels.long()))
+
+
+@given(labels_and_classes())
+def test_dtype_is_int64(impl, case):
+    labels, num_classes = case
+    got = impl.one_hot(labels, num_classes)
+    assert isinstance(got, torch.Tensor), f"one_hot returned {type(got).__name__}, not a tensor"
+    assert got.dtype == torch.int64, f"one_hot returned dtype {got.dtype}; F.one_hot gives torch.int64"
+
+
+@given(labels_and_classes(min_side=1))
+def test_rows_sum_to_one_and_argmax_is_label(impl, case):
+    labels, num_classes = case
+    got = impl.one_hot(labels, num_classes)
+    assert isinstance(got, torch.Tensor), f"one_hot returned {type(got).__name__}, not a tensor"
+    assert got.shape == (*labels.shape, num_classes), (
+        f"shape {tuple(got.shape)}, expected {(*labels.shape, num_classes)}")
+    assert_same(got.sum(-1).long(), torch.ones_like(labels, dtype=torch.int64), what="row sums")
+    assert_same(got.argmax(-1), labels.long(), what="argmax of each row")
+
+
+@given(float_tensors(shapes(min_dims=1, max_dims=2, min_side=1), low=0, high=3))
+def test_float_labels_raise_value_error(impl, labels):
+    with expect_raises(ValueError, when="labels are floating point"):
+        impl.one_hot(labels, 4)
+
+
+def test_bool_labels_raise_value_error(impl):
+    with expect_raises(ValueError, when="labels are bool"):
+        impl.one_hot(torch.tensor([True, False]), 2)
+
+
+@given(labels_and_classes(min_side=1), st.integers(-5, -1), st.data())
+def test_negative_label_raises_value_error(impl, case, negative, data):
+    labels, num_classes = case
+    labels = labels.long()
+    where = data.draw(st.integers(0, labels.numel() - 1), label="position")
+    labels.view(-1)[where] = negative
+    with expect_raises(ValueError, when=f"a label is negative ({negative})"):
+        impl.one_hot(labels, num_classes)
+
+
+@given(labels_and_classes(min_side=1), st.integers(0, 3), st.data())
+def test_label_out_of_range_raises_value_error(impl, case, excess, data):
+    labels, num_classes = case
+    labels = labels.long()
+    where = data.draw(st.integers(0, labels.numel() - 1), label="position")
+    labels.view(-1)[where] = num_classes + excess
+    with expect_raises(ValueError, when=f"a label ({num_classes + excess}) is >= num_classes "
+                                        f"({num_classes})"):
+        impl.one_hot(labels, num_classes)
+
+
+@given(st.sampled_from([(0,), (2, 0), (0, 3)]))
+def test_inferring_classes_from_empty_raises_value_error(impl, shape):
+    with expect_raises(ValueError, when="num_classes must be inferred from an empty tensor"):
+        impl.one_hot(torch.zeros(shape, dtype=torch.int64))
+
+
+@given(st.sampled_from([(0,), (2, 0)]), st.integers(1, 4))
+def test_empty_labels_with_given_classes(impl, shape, num_classes):
+    labels = torch.zeros(shape, dtype=torch.int64)
+    assert_same(impl.one_hot(labels, num_classes), F.one_hot(labels, num_classes))
