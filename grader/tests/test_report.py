@@ -1,0 +1,275 @@
+"""The student report (index.html), the terminal table and ``torchdrill report``.
+
+Everything is rendered from a results document built in-process
+(``sample_results.mixed_results``): no grading, so these tests take a second.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import cli, present, report, table
+from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Any]:
+    return mixed_results()
+
+
+@pytest.fixture(scope="module")
+def html(results: dict[str, Any]) -> str:
+    return report.render_html(results, REPO)
+
+
+class Props(HTMLParser):
+    """Collects each ``<li class="prop">``: its data attributes and the classes inside it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.props: list[dict[str, Any]] = []
+        self.exercise = ""
+        self._depth = 0  # open <li> elements inside the current property
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "section" and a.get("data-exercise"):
+            self.exercise = a["data-exercise"] or ""
+        classes = set((a.get("class") or "").split())
+        if tag == "li" and "prop" in classes:
+            self.props.append({"exercise": self.exercise, "name": a.get("data-name"),
+                               "outcome": a.get("data-outcome"), "classes": set(), "text": ""})
+            self._depth = 1
+        elif self._depth:
+            self.props[-1]["classes"] |= classes
+            self._depth += tag == "li"
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._depth and tag == "li":
+            self._depth -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._depth:
+            self.props[-1]["text"] += data
+
+
+def props_of(html: str) -> list[dict[str, Any]]:
+    parser = Props()
+    parser.feed(html)
+    return parser.props
+
+
+# ------------------------------------------------------------------ content
+
+def test_one_card_per_exercise_with_spec_status_and_score(results, html):
+    for ex in results["exercises"]:
+        card = html.split(f'data-exercise="{ex["id"]}"', 1)[1].split("</section>", 1)[0]
+        assert f'badge {ex["status"]}' in card
+        assert present.label(ex["status"]) in card
+        if ex["status"] != "not_run":
+            assert present.score_text(ex["score"], ex["max_score"]) in card
+    assert "One-hot encoding built with scatter_." in html
+
+
+def test_every_property_is_listed_with_outcome_and_weight(results, html):
+    shown = {(p["exercise"], p["name"]): p for p in props_of(html)}
+    expected = {(ex["id"], t["name"]): t for ex in results["exercises"] for t in ex["tests"]}
+    assert shown.keys() == expected.keys()
+    for key, t in expected.items():
+        assert shown[key]["outcome"] == t["outcome"]
+        assert f"weight {present.number(t['weight'])}" in shown[key]["text"]
+
+
+def test_failed_properties_show_counterexample_and_diff(results, html):
+    shown = {(p["exercise"], p["name"]): p for p in props_of(html)}
+    for eid, t in outcomes_in(results, "failed", "error", "timed_out"):
+        p = shown[(eid, t["name"])]
+        assert "counterexample" in p["classes"], t["name"]
+        assert "call-line" in p["classes"], t["name"]
+        assert present.first_line(t["message"]) in p["text"]
+    one_hot = shown[("tensors/one_hot", "test_matches_f_one_hot")]
+    assert {"compare", "diff", "chips", "values"} <= one_hot["classes"]
+    assert "dtype differs: got float32, expected int64" in one_hot["text"]
+    assert "shape (2, 3)" in one_hot["text"] and "stride (3, 1)" in one_hot["text"]
+    attention = shown[("attention/sdpa", "test_matches_reference")]
+    assert "6 of 6 elements differ" in attention["text"]
+    assert "max absolute error" in attention["text"] and "first differing indices" in attention["text"]
+
+
+def prop_html(html: str, name: str) -> str:
+    return html.split(f'data-name="{name}"', 1)[1].split('<li class="prop"', 1)[0].split("</ol>")[0]
+
+
+def test_first_differing_elements_are_highlighted(html):
+    big = prop_html(html, "test_big")
+    assert big.count("<mark>1.5</mark>") == 1 and big.count("<mark>1.</mark>") == 1
+
+
+def test_long_tensors_are_elided(html):
+    big = prop_html(html, "test_big")
+    assert "..." in big and "middle values elided" in big
+    assert "199." in big and "150." not in big
+
+
+def test_errors_show_the_students_trimmed_traceback_and_output(html):
+    error = prop_html(html, "test_negative_label_raises")
+    assert 'class="traceback"' in error
+    assert "Traceback (student code only):" in error and "line 9, in one_hot" in error
+    assert "your code printed (stdout)" in error and "your code printed (stderr)" in error
+
+
+def test_header_has_total_date_versions_suite_hash_and_not_run(results, html):
+    total = re.search(r'data-total="([^"]+)" data-max="([^"]+)">([^<]+)<', html)
+    assert total and float(total[1]) == results["score"] and float(total[2]) == results["max_score"]
+    assert total[3] == present.score_text(results["score"], results["max_score"])
+    assert results["graded_at"][:10] in html
+    assert f"torchdrill {results['grader_version']}" in html
+    assert "3f2a9c0d" in html
+    header = html.split("</header>", 1)[0]
+    assert "Not run here" in header and "needs a CUDA device" in header
+    assert "cuda/pinned::test_overlap" in header and "tensors/one_hot::test_on_cuda" in header
+    assert "4 points pending" in header
+
+
+def test_not_attempted_exercise_says_so_once(html):
+    card = html.split('data-exercise="autograd/linear"', 1)[1].split("</section>", 1)[0]
+    assert "Not attempted yet." in card
+    assert card.count("raised NotImplementedError") == 1
+
+
+def test_hidden_properties_are_marked(html):
+    big = prop_html(html, "test_big")
+    assert "badge hidden" in big
+
+
+# ------------------------------------------------------------------ safety, self-contained
+
+def test_submission_strings_are_escaped(html):
+    assert SCRIPT not in html
+    assert "<script" not in html.lower()
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in html
+    assert "<b>careful</b>" not in html and "&lt;b&gt;careful&lt;/b&gt;" in html
+
+
+def test_a_script_could_not_run_even_if_escaping_failed(html):
+    assert re.search(r'<meta http-equiv="Content-Security-Policy" content="default-src \'none\'', html)
+
+
+def test_self_contained(html):
+    assert "<link" not in html and "@import" not in html and "url(" not in html
+    assert not re.search(r'(src|href)="(?!#)', html), "only in-page links"
+    assert "<style>" in html and "@media print" in html
+
+
+def test_renders_results_written_by_a_real_grading():
+    """data/half_finished_results.json: ``torchdrill grade`` of a submission with a
+    float one-hot, attention without the 1/sqrt(d_k) scaling, and the rest stubs."""
+    results = json.loads((Path(__file__).parent / "data" / "half_finished_results.json").read_text())
+    html = report.render_html(results, REPO)
+    props = props_of(html)
+    failed = [p for p in props if p["outcome"] == "failed"]
+    assert failed and all("counterexample" in p["classes"] for p in failed)
+    assert {p["outcome"] for p in props} == {"passed", "failed", "not_attempted", "not_run"}
+
+
+def test_missing_template_is_a_clear_error(tmp_path):
+    with pytest.raises(report.ReportError, match="report_templates/student.html.j2"):
+        report.render_html(mixed_results(), tmp_path)
+
+
+# ------------------------------------------------------------------ values as text
+
+@pytest.mark.parametrize("values, shape, text", [
+    (3, [], "3"),
+    (1.0, [], "1."),
+    ([], [0], "[]"),
+    ([True, False], [2], "[ True, False]"),
+    ([[0.0, 1.0], [1.0, 0.25]], [2, 2], "[[  0.,   1.],\n [  1., 0.25]]"),
+    ([[[1, 2]], [[3, 4]]], [2, 1, 2], "[[[1, 2]],\n\n [[3, 4]]]"),
+    ([0, 1, 2, "...", 7, 8, 9], [10], "[0, 1, 2, ..., 7, 8, 9]"),
+])
+def test_values_are_laid_out_like_torch(values, shape, text):
+    assert present.values_text({"type": "tensor", "shape": shape, "values": values}) == text
+
+
+def test_marked_indices_follow_the_values_not_the_elision():
+    values = [[0, 1, 2, "...", 7, 8, 9], "...", [90, 91, 92, "...", 97, 98, 99]]
+    cells = list(present.value_cells(values, [10, 10], {(0, 1), (0, 8), (9, 9)}))
+    assert [text.strip() for text, hit in cells if hit] == ["1"]
+
+
+def test_scores_are_never_rounded_up_to_the_maximum():
+    assert present.score_text(9.999, 10) == "9.999 / 10"
+    assert present.score_text(0.7692, 10) == "0.77 / 10"
+    assert present.score_text(10, 10) == "10 / 10"
+
+
+# ------------------------------------------------------------------ terminal
+
+def test_table_is_plain_ascii_off_a_terminal(results):
+    out = io.StringIO()
+    table.render(results, file=out)
+    text = out.getvalue()
+    assert "\x1b[" not in text
+    assert text.isascii(), "box characters in CI logs"
+    assert "tensors/one_hot" in text and "pending" in text
+
+
+def test_verbose_prints_counterexamples_as_plain_text(results):
+    changed = json.loads(json.dumps(results))
+    changed["exercises"][0]["tests"][0]["message"] = "[bold red]not markup[/bold red] :smile:"
+    out = io.StringIO()
+    table.render(changed, file=out, verbose=True)
+    text = out.getvalue()
+    assert "[bold red]not markup[/bold red] :smile:" in text
+    assert "call: one_hot(<int64 tensor of shape (2,)>, 3)" in text
+    assert "diff: dtype differs: got float32, expected int64" in text
+    assert "Traceback (student code only):" in text
+    assert SCRIPT in text  # a terminal shows it as the text it is
+    assert "test_rows_sum_to_one" not in text.split("+\n", 3)[-1], "passed tests are not explained"
+
+
+# ------------------------------------------------------------------ torchdrill report
+
+def test_report_command_rerenders_from_results_json(results, tmp_path, monkeypatch, capsys):
+    src = tmp_path / "graded"
+    src.mkdir()
+    (src / "results.json").write_text(json.dumps(results))
+    out = tmp_path / "again"
+    monkeypatch.chdir(REPO)
+    code = cli.main(["report", str(src / "results.json"), "--out", str(out),
+                     "--format", "gradescope", "--junit", str(tmp_path / "junit.xml")])
+    printed = capsys.readouterr().out
+    assert code == cli.EXIT_OK
+    assert f"report: {out / 'index.html'}" in printed
+    assert (out / "index.html").read_text() == report.render_html(results, REPO)
+    assert (out / "gradescope" / "results.json").is_file() and (tmp_path / "junit.xml").is_file()
+    assert "tensors/one_hot" in printed  # the table, too
+
+
+def test_report_command_writes_beside_results_by_default(results, tmp_path, capsys):
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    assert cli.main(["report", str(tmp_path / "results.json"), "--course", str(REPO)]) == cli.EXIT_OK
+    assert (tmp_path / "index.html").is_file()
+
+
+def test_report_command_explains_what_is_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["report", str(tmp_path / "nothing.json")]) == cli.EXIT_USAGE
+    assert "cannot read" in capsys.readouterr().err
+    (tmp_path / "results.json").write_text(json.dumps(mixed_results()))
+    assert cli.main(["report", str(tmp_path / "results.json")]) == cli.EXIT_USAGE
+    assert "--course" in capsys.readouterr().err
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("")
+    assert cli.main(["report", str(tmp_path / "results.json")]) == cli.EXIT_USAGE
+    assert "report_templates/student.html.j2" in capsys.readouterr().err
