@@ -1,0 +1,273 @@
+"""``torchdrill release``: the handout holds nothing secret and grades itself.
+
+The secrecy checks here are written independently of ``grader.release`` (their
+own AST walks), so a bug in the release's own leak check cannot hide a leak.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import cli, release
+from grader.tests.grading import REPO
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("release") / "handout"
+    release.build(REPO, out)
+    return out
+
+
+def _functions(tree: ast.AST):
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _body(fn: ast.FunctionDef) -> str:
+    body = fn.body[1:] if ast.get_docstring(fn) is not None else fn.body
+    return ast.dump(ast.Module(body=body, type_ignores=[]))
+
+
+def _is_stub(fn: ast.FunctionDef) -> bool:
+    body = fn.body[1:] if ast.get_docstring(fn) is not None else fn.body
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Raise) and "NotImplementedError" in ast.unparse(s))
+               for s in body)
+
+
+def _instructor_only_names() -> set[str]:
+    """Every test in tests/ marked hidden or asking for the reference (``ref``)."""
+    names = set()
+    for path in (REPO / "tests").rglob("test_*.py"):
+        for fn in _functions(ast.parse(path.read_text())):
+            hidden = any("mark.hidden" in ast.unparse(d) for d in fn.decorator_list)
+            if fn.name.startswith("test") and (hidden or "ref" in {a.arg for a in fn.args.args}):
+                names.add(fn.name)
+    return names
+
+
+# ------------------------------------------------------------------ nothing secret
+
+def test_the_handout_has_no_reference_function_body(handout):
+    reference = {}
+    for path in (REPO / "reference").rglob("*.py"):
+        for fn in _functions(ast.parse(path.read_text())):
+            if not _is_stub(fn):
+                reference[_body(fn)] = f"{path.name}:{fn.name}"
+    assert len(reference) >= 10
+    files = list(handout.rglob("*.py"))
+    assert len(files) > 20
+    for path in files:
+        for fn in _functions(ast.parse(path.read_text())):
+            assert _body(fn) not in reference, f"{path}:{fn.name} is {reference.get(_body(fn))}"
+
+
+def test_the_handout_names_no_instructor_only_test(handout):
+    hidden = _instructor_only_names()
+    assert {"test_matches_reference", "test_generator_step_leaves_discriminator_alone"} <= hidden
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, hidden)) + r")\b")
+    for path in handout.rglob("*"):
+        if path.is_file():
+            found = pattern.findall(path.read_text())
+            assert not found, f"{path} names {sorted(set(found))}"
+
+
+def test_the_handout_holds_no_reference_compiled_code_or_engine_tests(handout):
+    files = {p.relative_to(handout).as_posix() for p in handout.rglob("*") if p.is_file()}
+    assert not [f for f in files if f.startswith(("reference/", "grader/tests/", "bench/", ".ci/"))]
+    assert not [f for f in files if f.endswith(".pyc") or "__pycache__" in f
+                or f.rsplit("/", 1)[-1] in (".torchdrill-hints.json", "results.json")]
+
+
+def test_every_drill_keeps_a_public_property_without_the_reference(handout):
+    drills = cli.exercise_tests(handout)
+    assert sorted(drills) == sorted(cli.exercise_tests(REPO))
+    for drill, path in drills.items():
+        tests = [fn for fn in ast.parse(path.read_text()).body
+                 if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test")]
+        assert tests, f"{drill} has no public property"
+        assert not [fn.name for fn in tests if "ref" in {a.arg for a in fn.args.args}]
+
+
+# ------------------------------------------------------------------ what is in it
+
+def test_the_handout_holds_what_a_student_needs(handout):
+    for name in ("README.md", "course.toml", "tox.ini", "pyproject.toml", "constraints.txt",
+                 "report_templates/student.html.j2", "grader/cli.py", "grader/plugin.py",
+                 "tests/conftest.py", "tests/strategies.py"):
+        assert (handout / name).is_file(), name
+    for stub in (REPO / "exercises").rglob("*.py"):
+        assert (handout / stub.relative_to(REPO)).read_text() == stub.read_text()
+    assert (handout / "course.toml").read_text() == (REPO / "course.toml").read_text()
+    readme = (handout / "README.md").read_text()
+    for words in ("torchdrill list", "torchdrill check contiguity", "torchdrill watch", "torchdrill hint",
+                  "`tensors/one_hot` | 10", "## Handing in"):
+        assert words in readme
+
+
+def test_the_handout_tox_ini_grades_and_needs_nothing_it_lacks(handout):
+    text = (handout / "tox.ini").read_text()
+    assert "[testenv:grade]" in text and "torchdrill grade {posargs:exercises}" in text
+    assert "envlist = grade" in text
+    assert "reference" not in text.replace("no reference solutions", "") and "grader/tests" not in text
+    assert "PIP_CONSTRAINT = {toxinidir}/constraints.txt" in text
+
+
+def test_a_copied_handout_grades_itself_and_scores_the_stubs_zero(handout, tmp_path):
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(handout, copy)
+    where = subprocess.run([sys.executable, "-c", "import grader.plugin; print(grader.plugin.__file__)"],
+                           capture_output=True, text=True, cwd=copy, check=True).stdout.strip()
+    assert where == str(copy / "grader" / "plugin.py")  # its own grader, not the instructor's
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--course", str(copy),
+                           "--profile", "torchdrill-quick"],
+                          capture_output=True, text=True, timeout=600, cwd=copy)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads((copy / "reports" / "results.json").read_text())
+    assert results["score"] == 0 and results["max_score"] == 75
+    assert len(results["exercises"]) == 6
+    for ex in results["exercises"]:
+        assert ex["status"] == "not_attempted", ex["id"]
+        assert {t["outcome"] for t in ex["tests"]} == {"not_attempted"}
+        assert not any(t["hidden"] for t in ex["tests"])
+
+
+# ------------------------------------------------------------------ cutting test modules
+
+MODULE = '''\
+"""A drill."""
+
+import math
+from contextlib import contextmanager, nullcontext
+
+import pytest
+
+pytestmark = pytest.mark.exercise(points=5)
+LIMIT = 3
+SECRET_TABLE = [1, 2, 3]
+
+
+def shared(x):
+    return x + LIMIT
+
+
+def oracle(x):
+    return math.sqrt(x) + SECRET_TABLE[0]
+
+
+@pytest.fixture
+def expected(ref):
+    return ref.solve
+
+
+# the comparison with the reference
+@pytest.mark.weight(2)
+def test_matches_reference(impl, ref):
+    assert impl.solve(1) == ref.solve(1)
+
+
+def test_uses_expected(impl, expected):
+    assert impl.solve(2) == expected(2)
+
+
+@pytest.mark.hidden
+def test_secret_oracle(impl):
+    with nullcontext():
+        assert impl.solve(4) == oracle(4)
+
+
+def test_public(impl):
+    assert impl.solve(shared(1)) >= 0
+
+
+class TestGroup:
+    def test_kept(self, impl):
+        assert impl.solve(0) == 0
+
+    @pytest.mark.hidden
+    def test_cut(self, impl):
+        assert impl.solve(9) == oracle(9)
+'''
+
+
+def test_instructor_only_tests_and_what_only_they_use_are_cut():
+    cut = release.filter_test_module(MODULE)
+    assert sorted(cut.removed_tests) == ["test_cut", "test_matches_reference", "test_secret_oracle",
+                                         "test_uses_expected"]
+    assert sorted(cut.kept_tests) == ["test_kept", "test_public"]
+    tree = ast.parse(cut.source)
+    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert names == {"shared", "test_public", "TestGroup", "test_kept"}
+    assert "SECRET_TABLE" not in cut.source and "import math" not in cut.source
+    assert "from contextlib import contextmanager\n" in cut.source  # nullcontext only hidden code used
+    assert "LIMIT = 3" in cut.source and "# the comparison" not in cut.source
+    assert '"""A drill."""' in cut.source and "pytestmark = pytest.mark.exercise(points=5)" in cut.source
+
+
+def test_a_module_marked_hidden_keeps_no_test():
+    cut = release.filter_test_module("import pytest\npytestmark = [pytest.mark.exercise(points=1), "
+                                     "pytest.mark.hidden]\n\ndef test_a(impl):\n    pass\n")
+    assert cut.removed_tests == ["test_a"] and cut.kept_tests == []
+
+
+def test_the_release_tox_ini_drops_what_needs_the_reference(tmp_path):
+    ini = tmp_path / "tox.ini"
+    ini.write_text("[tox]\nenvlist = py3\n\n[testenv]\npackage = editable\ncommands =\n"
+                   "    pytest grader/tests\n\n[testenv:grade]\ncommands =\n    torchdrill grade\n\n"
+                   "[testenv:cuda]\ncommands =\n    pytest tests --submission reference\n")
+    text = release.student_tox_ini(ini)
+    assert "envlist = grade" in text and "[testenv:cuda]" not in text
+    assert "package = editable" in text and "grader/tests" not in text
+
+
+# ------------------------------------------------------------------ refusals
+
+def test_the_leak_check_finds_a_reference_body_and_a_hidden_name(tmp_path):
+    source = (REPO / "reference" / "tensors" / "one_hot.py").read_text()
+    (tmp_path / "helpers.py").write_text(source.replace("def one_hot(", "def my_helper("))
+    (tmp_path / "notes.md").write_text("see test_secret_thing for details")
+    (tmp_path / "reference").mkdir()
+    leaks = release.find_leaks(tmp_path, REPO, {"test_secret_thing"})
+    assert any("my_helper() has the body of reference/tensors/one_hot.py:one_hot" in leak for leak in leaks)
+    assert any("notes.md: names the instructor-only test test_secret_thing" in leak for leak in leaks)
+    assert any("the reference solutions" in leak for leak in leaks)
+
+
+def test_release_refuses_a_folder_that_is_not_empty(tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine")
+    assert cli.main(["release", str(tmp_path), "--course", str(REPO)]) == 2
+    assert "already exists and is not an empty folder" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def _tiny_course(root: Path, test_source: str) -> None:
+    (root / "tests" / "t").mkdir(parents=True)
+    (root / "tests" / "conftest.py").write_text("")
+    (root / "tests" / "t" / "test_d.py").write_text(test_source)
+    (root / "course.toml").write_text('[[topics]]\nname = "t"\n[[topics.drills]]\nname = "d"\n'
+                                      'hints = ["a", "b"]\n')
+    (root / "tox.ini").write_text("[testenv:grade]\ncommands = torchdrill grade\n")
+
+
+def test_release_refuses_a_drill_left_without_a_public_property(tmp_path):
+    _tiny_course(tmp_path / "course", "import pytest\npytestmark = pytest.mark.exercise(points=1)\n\n"
+                                      "def test_only(impl, ref):\n    assert impl.f() == ref.f()\n")
+    with pytest.raises(release.ReleaseError, match="drill t/d would have no public property"):
+        release.build(tmp_path / "course", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".torchdrill-release-")]
+
+
+def test_release_refuses_a_course_toml_that_disagrees_with_the_tests(tmp_path):
+    _tiny_course(tmp_path / "course", "def test_x(impl):\n    pass\n")
+    (tmp_path / "course" / "course.toml").write_text('[[topics]]\nname = "t"\n[[topics.drills]]\n'
+                                                     'name = "other"\n')
+    with pytest.raises(release.ReleaseError, match="only in course.toml: t/other; only in tests/: t/d"):
+        release.build(tmp_path / "course", tmp_path / "out")
