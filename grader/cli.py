@@ -9,6 +9,7 @@ whenever grading itself worked, whatever the score.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,26 @@ class _Progress:
             self.progress.advance(self.task)
 
 
+_heap_frozen = False
+
+
+def freeze_heavy_imports() -> None:
+    """Import torch and hypothesis now and ``gc.freeze()`` what they made.
+
+    Every full garbage collection walks every object torch created: hypothesis
+    runs ``gc.collect()`` when it registers a random generator (twice a session)
+    and pytest's session end collects too. Frozen objects are skipped. Measured
+    on one_hot: 1.1 s of a 3.2 s check. Done once: the modules stay loaded.
+    """
+    global _heap_frozen
+    if not _heap_frozen:
+        import hypothesis  # noqa: F401
+        import torch  # noqa: F401
+
+        gc.freeze()
+        _heap_frozen = True
+
+
 def grade(course: Path, submission: Path, out: Path, only: list[str] | None = None,
           workers: int = 0, profile: str | None = None, show_progress: bool = True,
           extra_args: list[str] | None = None) -> dict[str, Any]:
@@ -107,6 +128,7 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
     if profile:
         args += ["--hypothesis-profile", profile]
     results_path.unlink(missing_ok=True)  # only this run's results may be read back
+    freeze_heavy_imports()
     console = Console(stderr=True)
     use_bar = show_progress and console.is_terminal
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

@@ -11,7 +11,6 @@ learner stands, whichever command wrote it.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import pdb
 import sys
@@ -153,26 +152,6 @@ class _CollectionErrors:
             self.errors.append(f"{report.nodeid}: {report.longreprtext}")
 
 
-_heap_frozen = False
-
-
-def _freeze_heavy_imports() -> None:
-    """Import torch and hypothesis now and ``gc.freeze()`` what they made.
-
-    Every full garbage collection walks every object torch created: hypothesis
-    runs ``gc.collect()`` when it registers a random generator (twice a session)
-    and pytest's session end collects too. Frozen objects are skipped. Measured
-    on one_hot: 1.1 s of a 3.2 s check. Done once: the modules stay loaded.
-    """
-    global _heap_frozen
-    if not _heap_frozen:
-        import hypothesis  # noqa: F401
-        import torch  # noqa: F401
-
-        gc.freeze()
-        _heap_frozen = True
-
-
 class _CheckPdb(pdb.Pdb):
     """pdb whose quit stops the whole check, not just the example being debugged
     (hypothesis would run the next example, and stop at the breakpoint again)."""
@@ -215,7 +194,7 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
     test = cli.exercise_tests(root).get(drill_id)
     if test is None:
         raise cli.UsageError(f"drill {drill_id} has no test file at {course_module.test_file(root, drill_id)}")
-    _freeze_heavy_imports()
+    cli.freeze_heavy_imports()
     with tempfile.TemporaryDirectory(prefix="torchdrill-check-") as tmp:
         results_path = Path(tmp) / "results.json"
         args = [str(test), "--rootdir", str(root), "-p", "no:terminal", "-p", "no:cacheprovider",
