@@ -125,6 +125,11 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
     args = [*targets, "--rootdir", str(course), "-p", "no:terminal", "-p", "no:cacheprovider",
             "--submission", str(submission), "--results", str(results_path),
             "-n", str(workers), *(extra_args or [])]
+    if workers:
+        # A drill's tests share one worker: each worker then pays only its own drills'
+        # one-time costs (gloo forkserver, optimizer imports). Measured on the reference
+        # with -n 2: 12.3 s with loadfile, 15.7 s with the default test-by-test load.
+        args += ["--dist", "loadfile"]
     if profile:
         args += ["--hypothesis-profile", profile]
     results_path.unlink(missing_ok=True)  # only this run's results may be read back
