@@ -218,6 +218,22 @@ def test_padding_mask(impl, ref, case):
                 what=f"padding_mask({lengths.tolist()}, {max_len}) (bool, True on real tokens)")
 
 
+@given(lengths_and_max())
+def test_padding_mask_rows_are_a_prefix_of_their_length(impl, case):
+    """Public (no reference needed): row b holds lengths[b] Trues, all before any False."""
+    lengths, max_len = case
+    got = impl.padding_mask(lengths.clone(), max_len)
+    call = f"padding_mask({lengths.tolist()}, {max_len})"
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.bool, (
+        f"{call} should return a bool tensor, got {getattr(got, 'dtype', type(got).__name__)}")
+    assert got.shape == (len(lengths), 1, max_len), (
+        f"{call} has shape {tuple(got.shape)}, expected {(len(lengths), 1, max_len)}")
+    rows = got[:, 0, :].long()
+    assert_same(rows.sum(-1), lengths.long(), what=f"{call}: Trues per row (the real tokens)")
+    assert bool((rows[:, 1:] <= rows[:, :-1]).all()), (
+        f"{call}: a True follows a False; real tokens come first, then padding")
+
+
 @given(lengths_and_max(), st.sampled_from(["negative", "too long"]), st.integers(1, 3), st.data())
 def test_padding_mask_raises_value_error(impl, case, how, excess, data):
     lengths, max_len = case

@@ -258,6 +258,38 @@ def check_float32_against_float64(gan_step, ref_step, case: GanCase, device: str
                         f"steps on {device} (vs the float64 reference)", **tolerances)
 
 
+
+# Public properties: their oracles are the spec's own formula and optimizer state,
+# so they ship in the student release (the ones above need the reference).
+
+@settings(max_examples=25)
+@given(gan_cases(max_steps=1))
+def test_loss_d_scores_the_models_as_they_were(impl, case):
+    generator, discriminator, opt_g, opt_d = case.copies()
+    real, noise = case.batches[0]
+    with torch.no_grad():
+        real_logits, fake_logits = discriminator(real), discriminator(generator(noise))
+        expected = (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
+                    + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits)))
+    result = impl.gan_step(generator, discriminator, opt_g, opt_d, real.clone(), noise.clone())
+    loss_d, _ = as_floats(result, 1)
+    assert_same(loss_d, expected.item(),
+                what="loss_d (bce(D(real), 1) + bce(D(G(noise)), 0) with D and G as they were "
+                     "when gan_step was called)")
+
+
+@settings(max_examples=10)
+@given(gan_cases(max_steps=1, recipes=adam_recipes))
+def test_each_optimizer_steps_exactly_once(impl, case):
+    generator, discriminator, opt_g, opt_d = case.copies()
+    real, noise = case.batches[0]
+    impl.gan_step(generator, discriminator, opt_g, opt_d, real.clone(), noise.clone())
+    for name, optimizer in (("opt_d", opt_d), ("opt_g", opt_g)):
+        steps = sorted({int(state["step"]) for state in optimizer.state.values()}) or [0]
+        assert steps == [1], (
+            f"after one gan_step, {name} (Adam) has taken {steps} step(s) per parameter; "
+            "each optimizer must step exactly once per gan_step")
+
 @pytest.mark.cuda
 @pytest.mark.weight(2)
 @settings(max_examples=15)

@@ -11,7 +11,7 @@ def _bce(logits: torch.Tensor, target: float) -> torch.Tensor:
     return F.binary_cross_entropy_with_logits(logits, torch.full_like(logits, target))
 
 
-CAUGHT_BY = ("test_generator_step_leaves_discriminator_alone",
+CAUGHT_BY = ("test_generator_step_leaves_discriminator_alone", "test_each_optimizer_steps_exactly_once",
              "test_discriminator_params_match_reference")
 
 
