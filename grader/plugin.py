@@ -194,7 +194,7 @@ def _missing_requirement(item: pytest.Item) -> str | None:
     if item.get_closest_marker("cuda"):
         import torch
         if not torch.cuda.is_available():
-            return "needs a CUDA device; this runner has none (merge results from a CUDA runner)"
+            return "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
     if item.get_closest_marker("distributed"):
         import torch.distributed as dist
         if not (dist.is_available() and dist.is_gloo_available()):

@@ -18,7 +18,7 @@ from grader.expect import Mismatch, assert_same
 from grader.results import ExerciseInfo, TestRecord
 
 SCRIPT = "<script>alert('pwned')</script>"
-CUDA_REASON = "needs a CUDA device; this runner has none (merge results from a CUDA runner)"
+CUDA_REASON = "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
 
 
 def _mismatch(got: Any, expected: Any) -> dict[str, Any]:
