@@ -67,17 +67,23 @@ def resolve_submission(course: Path, given: str) -> Path:
 
 # ------------------------------------------------------------------ grading
 
+class _CollectionErrors:
+    """A pytest plugin that keeps collection errors (a broken test file is the grader's problem)."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.errors.append(f"{report.nodeid}: {report.longreprtext}")
+
+
 class _Progress:
-    """A pytest plugin that drives a rich progress bar and keeps collection errors."""
+    """A pytest plugin that drives a rich progress bar."""
 
     def __init__(self, progress: Progress | None):
         self.progress = progress
         self.task = None
-        self.collection_errors: list[str] = []
-
-    def pytest_collectreport(self, report) -> None:
-        if report.failed:
-            self.collection_errors.append(f"{report.nodeid}: {report.longreprtext}")
 
     def pytest_collection_finish(self, session) -> None:
         if self.progress is not None and session.items:  # the xdist controller collects nothing
@@ -122,9 +128,7 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
         raise UsageError(f"unknown exercise {', '.join(unknown)}; known: {', '.join(available)}")
     targets = [str(available[e]) for e in only] if only else [str(course / "tests")]
     results_path = out / "results.json"
-    args = [*targets, "--rootdir", str(course), "-p", "no:terminal", "-p", "no:cacheprovider",
-            "--submission", str(submission), "--results", str(results_path),
-            "-n", str(workers), *(extra_args or [])]
+    args = [*targets, "-n", str(workers), *(extra_args or [])]
     if workers:
         # A drill's tests share one worker: each worker then pays only its own drills'
         # one-time costs (gloo forkserver, optimizer imports). Measured on the reference
@@ -132,17 +136,33 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
         args += ["--dist", "loadfile"]
     if profile:
         args += ["--hypothesis-profile", profile]
-    results_path.unlink(missing_ok=True)  # only this run's results may be read back
-    freeze_heavy_imports()
     console = Console(stderr=True)
     use_bar = show_progress and console.is_terminal
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True,
                   disable=not use_bar) as progress:
-        watcher = _Progress(progress if use_bar else None)
-        code = pytest.main(args, plugins=[watcher])
-    if watcher.collection_errors:
-        raise GraderFailed("the tests could not be collected:\n" + "\n".join(watcher.collection_errors))
+        return run_grading(course, submission, results_path, args,
+                           plugins=[_Progress(progress if use_bar else None)])
+
+
+def run_grading(course: Path, submission: Path, results_path: Path, args: list[str],
+                plugins: list[object] = ()) -> dict[str, Any]:
+    """Run pytest with the grading plugin in this process; return the results it wrote.
+
+    ``args`` name the test files and any options beyond the ones every grading
+    needs. Raises ``GraderFailed`` (``GradingInterrupted`` on Ctrl-C) when pytest
+    could not grade.
+    """
+    results_path.unlink(missing_ok=True)  # only this run's results may be read back
+    freeze_heavy_imports()
+    errors = _CollectionErrors()
+    code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal",
+                        "-p", "no:cacheprovider", "--submission", str(submission),
+                        "--results", str(results_path)], plugins=[errors, *plugins])
+    if code == pytest.ExitCode.INTERRUPTED:
+        raise GradingInterrupted(f"pytest stopped with exit code {int(code)} before writing results")
+    if errors.errors:
+        raise GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not results_path.exists():
         raise GraderFailed(f"pytest stopped with exit code {int(code)} before writing results")
     return results_module.read(results_path)
@@ -150,6 +170,10 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
 
 class GraderFailed(Exception):
     """Grading itself did not work (not a low score: the grader could not grade)."""
+
+
+class GradingInterrupted(GraderFailed):
+    """Ctrl-C stopped pytest before it finished grading."""
 
 
 # ------------------------------------------------------------------ commands

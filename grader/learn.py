@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -141,17 +140,6 @@ def next_unfinished(course: Course, status: dict[str, str], after: str | None = 
 
 # ------------------------------------------------------------------ check
 
-class _CollectionErrors:
-    """A pytest plugin that keeps collection errors (a broken test file is the grader's problem)."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-
-    def pytest_collectreport(self, report) -> None:
-        if report.failed:
-            self.errors.append(f"{report.nodeid}: {report.longreprtext}")
-
-
 class _CheckPdb(pdb.Pdb):
     """pdb whose quit stops the whole check, not just the example being debugged
     (hypothesis would run the next example, and stop at the breakpoint again)."""
@@ -194,23 +182,14 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
     test = cli.exercise_tests(root).get(drill_id)
     if test is None:
         raise cli.UsageError(f"drill {drill_id} has no test file at {course_module.test_file(root, drill_id)}")
-    cli.freeze_heavy_imports()
     with tempfile.TemporaryDirectory(prefix="torchdrill-check-") as tmp:
-        results_path = Path(tmp) / "results.json"
-        args = [str(test), "--rootdir", str(root), "-p", "no:terminal", "-p", "no:cacheprovider",
-                "-p", "no:xdist", "-p", "no:debugging", "--capture=no", "--submission", str(submission),
-                "--results", str(results_path), "--hypothesis-profile", QUICK_PROFILE,
-                "--test-timeout", str(timeout or 0)]
-        errors = _CollectionErrors()
-        with _breakpoints_for_check():
-            code = pytest.main(args, plugins=[errors])
-        if code == pytest.ExitCode.INTERRUPTED:
-            raise KeyboardInterrupt
-        if errors.errors:
-            raise cli.GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
-        if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not results_path.exists():
-            raise cli.GraderFailed(f"pytest stopped with exit code {int(code)} before writing results")
-        results = results_module.read(results_path)
+        args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
+                "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0)]
+        try:
+            with _breakpoints_for_check():
+                results = cli.run_grading(root, submission, Path(tmp) / "results.json", args)
+        except cli.GradingInterrupted:
+            raise KeyboardInterrupt from None
     for ex in results["exercises"]:
         ex["profile"] = QUICK_PROFILE  # list tells a quick check from a full grade
     return results

@@ -47,3 +47,17 @@ def test_help_names_every_option(capsys):
     out = capsys.readouterr().out
     for option in ("--out", "--only", "--workers", "--profile", "--course"):
         assert option in out
+
+
+def test_ctrl_c_fails_a_grade_and_stops_a_check(monkeypatch, tmp_path):
+    """One pytest runner serves grade and check; an interrupt means 'grading failed'
+    to grade, and Ctrl-C (KeyboardInterrupt) to check."""
+    import pytest as pytest_module
+
+    from grader import cli, learn
+
+    monkeypatch.setattr(pytest_module, "main", lambda *a, **k: pytest_module.ExitCode.INTERRUPTED)
+    with pytest.raises(cli.GraderFailed, match="exit code 2 before writing results"):
+        cli.grade(REPO, REPO / "reference", tmp_path, only=["tensors/one_hot"], show_progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        learn.run_check(REPO, "tensors/one_hot", REPO / "reference")
