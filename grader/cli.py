@@ -184,7 +184,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else course / "reports"
     _templates(course)  # a missing template is reported now, not after grading
     results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
-                    profile=args.profile)
+                    profile=args.profile, extra_args=["--no-shrink"] if args.no_shrink else None)
     table.render(results, verbose=args.verbose)
     print(f"results: {out / 'results.json'}")
     _publish(results, out, course, args)
@@ -266,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="spread the tests over N processes (pytest-xdist; default 0: this process)")
     g.add_argument("--profile", choices=["torchdrill", "torchdrill-quick"], default=None,
                    help="hypothesis profile (default torchdrill: 100 examples per property)")
+    g.add_argument("--no-shrink", action="store_true",
+                   help="skip shrinking failures: the same scores, sooner, but counterexamples "
+                        "are the first failing inputs found, not the smallest")
     g.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: found "
                                                    "from the current folder upwards)")
     _add_output_options(g)

@@ -15,13 +15,16 @@ guard remembers every use and the grader fails the test afterwards.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import sys
 import threading
+import types
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from torch.overrides import TorchFunctionMode, resolve_name
+from torch.overrides import TorchFunctionMode, get_ignored_functions, resolve_name
 
 _ALIASES = {"F.": "torch.nn.functional.", "nn.": "torch.nn.", "Tensor.": "torch.Tensor."}
 
@@ -34,6 +37,7 @@ def canonical_name(name: str) -> str:
     return name
 
 
+@functools.cache  # a guard resolves every forbidden name on each student call
 def _resolve(dotted: str) -> object:
     module_name, _, attr = dotted.rpartition(".")
     while module_name:
@@ -84,7 +88,9 @@ class Forbidden:
             return
         classes = {n: h for n, h in self.hints.items() if isinstance(_resolve(n), type)}
         functions = {n: h for n, h in self.hints.items() if n not in classes}
-        with _ClassGuard.active(classes, uses), _FunctionMode(functions, uses):
+        unseen = {n: h for n, h in functions.items() if _unseen_by_mode(_resolve(n))}
+        with _ClassGuard.active(classes, uses), _FunctionMode(functions, uses), \
+                _CallWatch.active(unseen, uses):
             yield uses
 
 
@@ -93,13 +99,70 @@ class _FunctionMode(TorchFunctionMode):
         super().__init__()
         self.hints = hints
         self.uses = uses
+        # Some builtins have no name for resolve_name (torch._C._nn.pad_sequence, the
+        # kernel behind torch.nn.utils.rnn.pad_sequence, a plain Python function the
+        # mode never sees): recognise the forbidden objects themselves too.
+        self.by_identity: dict[int, str] = {}
+        for name in hints:
+            self.by_identity.setdefault(id(_resolve(name)), name)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = resolve_name(func)
+        if name not in self.hints:
+            name = self.by_identity.get(id(func), name)
         if name in self.hints:
             self.uses.append(ForbiddenUse(name, self.hints[name]))
             raise ForbiddenAPIError(f"{name} is forbidden in this drill")
         return func(*args, **(kwargs or {}))
+
+
+class _CallWatch:
+    """Refuse forbidden torch functions that ``__torch_function__`` never sees.
+
+    ``torch.broadcast_shapes`` takes no tensor, so no ``TorchFunctionMode`` hears of
+    it (torch lists such functions in ``get_ignored_functions``). A profile hook on
+    the calling thread watches for their code being entered, whatever name the
+    student imported the function under.
+    """
+
+    @staticmethod
+    @contextmanager
+    def active(hints: dict[str, str], uses: list[ForbiddenUse]) -> Iterator[None]:
+        if not hints:
+            yield
+            return
+        targets = {_resolve(name).__code__: (name, hint) for name, hint in hints.items()}
+        previous = sys.getprofile()
+
+        def watch(frame, event, arg):
+            if event == "call" and frame.f_code in targets:
+                name, hint = targets[frame.f_code]
+                uses.append(ForbiddenUse(name, hint))
+                raise ForbiddenAPIError(f"{name} is forbidden in this drill")
+            if previous is not None:
+                previous(frame, event, arg)
+
+        sys.setprofile(watch)
+        try:
+            yield
+        finally:
+            sys.setprofile(previous)
+
+
+def _unseen_by_mode(obj: object) -> bool:
+    """A Python function ``__torch_function__`` cannot see.
+
+    Either torch lists it as ignored (``torch.broadcast_shapes``), or it never asks
+    for the torch-function protocol at all: a plain helper such as
+    ``torch.nn.utils.fusion.fuse_conv_bn_eval`` has no ``has_torch_function*``
+    check in its code. (``get_overridable_functions`` would say it exactly, but
+    building it costs over a second per process.)
+    """
+    if not isinstance(obj, types.FunctionType):
+        return False
+    if obj in get_ignored_functions():
+        return True
+    return not any(name.startswith("has_torch_function") for name in obj.__code__.co_names)
 
 
 class _ClassGuard:

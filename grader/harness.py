@@ -6,6 +6,12 @@ hundreds of multi-rank cases a second and count calls. A rank that makes a
 different number of collective calls from the others gets a clear error instead
 of a deadlock.
 
+``threaded_p2p_ranks``: the same for point-to-point drills (a ring all-reduce):
+each rank gets a blocking ``send(tensor, dst)`` / ``recv(tensor, src)`` pair with
+gloo's semantics (a send returns only once the matching recv has taken it), plus
+its ``rank`` and ``world_size``; every message is logged, and a deadlock or an
+unmatched send/recv is a clear error instead of a hang.
+
 ``gloo_ranks``: the real thing. Every rank is a process forked from a forkserver
 that imported torch and nothing else (never a fork of the grader), joined with
 ``torch.distributed`` over gloo through a ``file://`` rendezvous; tensors come
@@ -147,10 +153,182 @@ def _raise_first(errors: Sequence[BaseException | None]) -> None:
         raise (causes or real)[0]
 
 
+# ---------------------------------------------------------------- point-to-point ranks
+
+@dataclass
+class P2PRun:
+    results: list[Any]  # what each rank's call returned
+    sent: list[list[tuple[int, int]]]  # per rank, its sends in order: (dst, numel)
+
+
+@dataclass
+class _Message:
+    data: torch.Tensor
+    taken: bool = False
+
+
+class _PointToPoint:
+    """Blocking ``send``/``recv`` between ranks that are threads, as gloo does them.
+
+    ``send`` returns only once the receiver's matching ``recv`` has taken the message
+    (measured on gloo: a ring where every rank sends first hangs even for 10 floats),
+    so a schedule that deadlocks on gloo deadlocks here too; here it is detected, the
+    moment every rank still running waits for a partner that cannot come, and each
+    waiting rank raises ``CollectiveMismatch`` describing who waits for whom.
+    """
+
+    def __init__(self, world_size: int):
+        self.world_size = world_size
+        self.sent: list[list[tuple[int, int]]] = [[] for _ in range(world_size)]
+        self.done = [False] * world_size
+        self._waiting: list[tuple[str, int] | None] = [None] * world_size
+        self._mailbox: dict[tuple[int, int], _Message] = {}
+        self._failure: str | None = None
+        self._cond = threading.Condition()
+
+    def for_rank(self, rank: int) -> dict[str, Any]:
+        """The keyword arguments a rank's call gets: send, recv, rank, world_size."""
+        def send(tensor, dst, group=None, tag=0):
+            self._send(rank, tensor, dst)
+
+        def recv(tensor, src=None, group=None, tag=0):
+            self._recv(rank, tensor, src)
+            return src
+
+        send.rank = recv.rank = rank  # lets the caller tell which rank a call belongs to
+        return {"send": send, "recv": recv, "rank": rank, "world_size": self.world_size}
+
+    def _check_peer(self, rank: int, what: str, tensor: Any, peer: Any) -> None:
+        if not isinstance(tensor, torch.Tensor):
+            raise CollectiveMismatch(f"{what} needs a tensor, got {type(tensor).__name__}")
+        if not tensor.is_contiguous():
+            raise CollectiveMismatch(f"{what}: the tensor has to be contiguous (gloo refuses "
+                                     f"strided views; shape {tuple(tensor.shape)}, "
+                                     f"stride {tensor.stride()})")
+        if not isinstance(peer, int) or isinstance(peer, bool) or not 0 <= peer < self.world_size:
+            raise CollectiveMismatch(f"{what}: rank {peer!r} does not exist "
+                                     f"(world_size {self.world_size})")
+        if peer == rank:
+            raise CollectiveMismatch(f"{what} on rank {rank}: a rank cannot send to or "
+                                     "receive from itself")
+
+    def _send(self, rank: int, tensor: torch.Tensor, dst: int) -> None:
+        self._check_peer(rank, f"send(to {dst})", tensor, dst)
+        with self._cond:
+            if (rank, dst) in self._mailbox:  # impossible for one thread; kept as a guard
+                raise CollectiveMismatch(f"rank {rank} sent twice to rank {dst} at once")
+            message = _Message(tensor.detach().clone())
+            self._mailbox[(rank, dst)] = message
+            self.sent[rank].append((dst, tensor.numel()))
+            self._cond.notify_all()
+            self._wait(rank, ("send", dst), lambda: message.taken)
+
+    def _recv(self, rank: int, tensor: torch.Tensor, src: Any) -> None:
+        if src is None:
+            raise CollectiveMismatch("recv: name the rank you receive from (src=...)")
+        self._check_peer(rank, f"recv(from {src})", tensor, src)
+        with self._cond:
+            self._wait(rank, ("recv", src), lambda: (src, rank) in self._mailbox)
+            message = self._mailbox.pop((src, rank))
+            message.taken = True
+            self._cond.notify_all()
+        data = message.data
+        if data.dtype != tensor.dtype or data.numel() != tensor.numel():
+            raise CollectiveMismatch(
+                f"rank {rank} received into a {tensor.dtype} tensor of {tensor.numel()} "
+                f"element(s) from rank {src}, which sent a {data.dtype} tensor of "
+                f"{data.numel()}: the recv buffer must match what is sent")
+        with torch.no_grad():
+            tensor.copy_(data.reshape(tensor.shape))
+
+    def _wait(self, rank: int, state: tuple[str, int], ready: Callable[[], bool]) -> None:
+        """Wait (holding the lock) until ``ready()``, or raise on a deadlock."""
+        self._waiting[rank] = state
+        try:
+            while not ready():
+                if self._failure is None:
+                    self._failure = self._deadlock()
+                if self._failure is not None:
+                    self._cond.notify_all()
+                    raise CollectiveMismatch(self._failure)
+                if not self._cond.wait(timeout=RENDEZVOUS_TIMEOUT_S):
+                    raise CollectiveMismatch(f"rank {rank} waited {RENDEZVOUS_TIMEOUT_S:.0f} s "
+                                             f"in {state[0]} for rank {state[1]}")
+        finally:
+            self._waiting[rank] = None
+
+    def _stuck(self, rank: int) -> bool:
+        state = self._waiting[rank]
+        if state is None:
+            return self.done[rank]
+        kind, peer = state
+        if kind == "send":
+            message = self._mailbox.get((rank, peer))
+            return message is not None and not message.taken
+        return (peer, rank) not in self._mailbox
+
+    def _deadlock(self) -> str | None:
+        """Why no rank can move any more, or None while one still can."""
+        if not all(self._stuck(r) for r in range(self.world_size)):
+            return None
+        waits, quitters = [], []
+        for r, state in enumerate(self._waiting):
+            if state is None:
+                continue
+            kind, peer = state
+            waits.append(f"rank {r} waits in {kind}({'to' if kind == 'send' else 'from'} {peer})")
+            if self.done[peer]:
+                quitters.append(f"rank {peer} returned without the matching "
+                                f"{'recv' if kind == 'send' else 'send'} for rank {r}")
+        if quitters:
+            return "; ".join(waits) + ", but " + "; ".join(quitters) + \
+                ": every send needs a matching recv on the other rank"
+        return ("deadlock: " + "; ".join(waits) + ". A blocking send returns only once the "
+                "receiver has posted the matching recv, so ranks that all send first (or all "
+                "receive first) wait for each other forever; alternate the order, e.g. even "
+                "ranks send then receive, odd ranks receive then send")
+
+    def finish(self, rank: int) -> None:
+        with self._cond:
+            self.done[rank] = True
+            self._cond.notify_all()
+
+
+def threaded_p2p_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]]) -> P2PRun:
+    """``call(*rank_args[r], send=, recv=, rank=r, world_size=)`` on every rank r, as threads."""
+    world = len(rank_args)
+    fake = _PointToPoint(world)
+    results: list[Any] = [None] * world
+    errors: list[BaseException | None] = [None] * world
+
+    def run(rank: int) -> None:
+        try:
+            results[rank] = call(*rank_args[rank], **fake.for_rank(rank))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the grader's thread
+            errors[rank] = exc
+        finally:
+            fake.finish(rank)
+
+    threads = [threading.Thread(target=run, args=(r,), name=f"rank-{r}", daemon=True)
+               for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    _raise_first(errors)
+    return P2PRun(results, fake.sent)
+
+
 # ---------------------------------------------------------------- real gloo ranks
 
 def to_plain(value: Any) -> Any:
-    """Tensors (nested in tuples/lists/dicts) as plain lists, for a process queue."""
+    """Tensors (nested in tuples/lists/dicts) as plain lists, for a process queue.
+
+    A module travels as itself (pickled), but pickling drops every parameter's
+    ``.grad``: the gradients travel beside it and ``from_plain`` puts them back.
+    """
+    if isinstance(value, torch.nn.Module):
+        return {"__module__": value, "grads": [to_plain(p.grad) for p in value.parameters()]}
     if isinstance(value, torch.Tensor):
         t = value.detach().cpu()
         return {"__tensor__": str(t.dtype).removeprefix("torch."), "shape": list(t.shape),
@@ -163,6 +341,11 @@ def to_plain(value: Any) -> Any:
 
 
 def from_plain(value: Any) -> Any:
+    if isinstance(value, dict) and "__module__" in value:
+        module = value["__module__"]
+        for param, grad in zip(module.parameters(), value["grads"]):
+            param.grad = from_plain(grad)
+        return module
     if isinstance(value, dict) and "__tensor__" in value:
         dtype = getattr(torch, value["__tensor__"])
         return torch.tensor(value["values"], dtype=dtype).reshape(value["shape"])
@@ -187,8 +370,13 @@ def _forkserver() -> multiprocessing.context.ForkServerContext:
 
 def gloo_ranks(path: Path, exercise_id: str, function: str,
                rank_args: Sequence[Sequence[Any]], forbid: Mapping[str, str],
-               timeout_s: float = 60.0) -> list[Any]:
-    """Run ``function(*rank_args[r])`` from the file ``path`` on gloo ranks."""
+               timeout_s: float = 60.0, p2p: bool = False) -> list[Any]:
+    """Run ``function(*rank_args[r])`` from the file ``path`` on gloo ranks.
+
+    With ``p2p``, point-to-point drills get what ``threaded_p2p_ranks`` passes, for
+    real: ``send=torch.distributed.send, recv=torch.distributed.recv, rank=r,
+    world_size=len(rank_args)`` as keywords.
+    """
     ctx = _forkserver()
     world = len(rank_args)
     results: list[Any] = [None] * world
@@ -197,7 +385,7 @@ def gloo_ranks(path: Path, exercise_id: str, function: str,
         procs = [ctx.Process(target=_gloo_rank, daemon=True,
                              args=(str(path), exercise_id, function, r, world,
                                    f"{tmp}/rendezvous", to_plain(list(rank_args[r])),
-                                   dict(forbid), q))
+                                   dict(forbid), q, p2p))
                  for r in range(world)]
         for p in procs:
             p.start()
@@ -234,7 +422,8 @@ def gloo_ranks(path: Path, exercise_id: str, function: str,
 
 
 def _gloo_rank(path: str, exercise_id: str, function: str, rank: int, world: int,
-               init_file: str, plain_args: Any, forbid: dict[str, str], q: Any) -> None:
+               init_file: str, plain_args: Any, forbid: dict[str, str], q: Any,
+               p2p: bool = False) -> None:
     """One rank, in a process forked from the forkserver."""
     import torch.distributed as dist
 
@@ -250,7 +439,9 @@ def _gloo_rank(path: str, exercise_id: str, function: str, rank: int, world: int
         error: BaseException | None = None
         with Forbidden(forbid).guard() as uses:
             try:
-                result = getattr(module, function)(*from_plain(plain_args))
+                extra = ({"send": dist.send, "recv": dist.recv, "rank": rank, "world_size": world}
+                         if p2p else {})
+                result = getattr(module, function)(*from_plain(plain_args), **extra)
             except BaseException as exc:  # noqa: BLE001 - judged below
                 error = exc
         if uses:

@@ -130,8 +130,27 @@ class Implementation:
 
         return harness.threaded_ranks(call_on_rank, rank_args, collective)
 
-    def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]]) -> list[Any]:
-        """Run ``name(*rank_args[r])`` in real gloo processes, one per rank."""
+    def run_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]]) -> harness.P2PRun:
+        """Run ``name(*rank_args[r], send=, recv=, rank=r, world_size=)`` for every rank r
+        at once, as threads with blocking in-memory send/recv (gloo's semantics) that log
+        every message and turn a deadlock into an error."""
+        records: list[dict[str, Any] | None] = [None] * len(rank_args)
+        if _in_final_example():  # in the grader's thread, in rank order (see run_ranks)
+            for rank, args in enumerate(rank_args):
+                records[rank] = self._record(name, args, {
+                    "send": "blocking in-memory send (grader)",
+                    "recv": "blocking in-memory recv (grader)",
+                    "rank": rank, "world_size": len(rank_args)})
+
+        def call_on_rank(*args: Any, **kwargs: Any) -> Any:
+            return self._guarded_call(name, args, kwargs, records[kwargs["rank"]])
+
+        return harness.threaded_p2p_ranks(call_on_rank, rank_args)
+
+    def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]],
+                 p2p: bool = False) -> list[Any]:
+        """Run ``name(*rank_args[r])`` in real gloo processes, one per rank (with ``p2p``,
+        plus ``send=dist.send, recv=dist.recv, rank=r, world_size=`` as keywords)."""
         self.module  # import errors surface here, in the grader, not in a rank
         return harness.gloo_ranks(self.path, self.exercise_id, name, rank_args,
-                                  self.forbidden.hints)
+                                  self.forbidden.hints, p2p=p2p)

@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from grader import results as results_module
 from grader.expect import Mismatch
@@ -82,6 +82,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the grading results (JSON) to FILE")
     group.addoption("--test-timeout", metavar="SECONDS", type=float, default=120.0,
                     help="wall-clock limit per test; past it the test is 'timed out' (default 120)")
+    group.addoption("--no-shrink", action="store_true", default=False,
+                    help="skip hypothesis' shrinking: the same score, sooner, but each "
+                         "counterexample is the first failing input found, not the smallest")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -101,6 +104,29 @@ def pytest_configure(config: pytest.Config) -> None:
         collector = ResultsCollector(config)
         config.stash[_collector_key] = collector
         config.pluginmanager.register(collector, "torchdrill-results")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # After every pytest_configure, so after hypothesis' own plugin has loaded the
+    # profile named by --hypothesis-profile: shrinking is switched off on top of it.
+    if session.config.getoption("no_shrink"):
+        _load_profile_without_shrinking()
+
+
+def _load_profile_without_shrinking() -> None:
+    """Load the current profile minus the shrink phase.
+
+    With ``derandomize`` the generate phase draws the same inputs either way, and a
+    property loses as soon as one input fails, so every property passes or loses as
+    it would with shrinking and the score does not change. What a failure shows can:
+    its counterexample is the first failing input, not the minimal one, and the
+    shrinker may have walked from a wrong answer to a smaller input that raises
+    (``failed`` here, ``error`` there).
+    """
+    current = settings.default
+    settings.register_profile("torchdrill-active-no-shrink", parent=current,
+                              phases=tuple(p for p in current.phases if p is not Phase.shrink))
+    settings.load_profile("torchdrill-active-no-shrink")
 
 
 # ------------------------------------------------------------------ exercises
@@ -352,7 +378,8 @@ class ResultsCollector:
         option = self.config.getoption("submission")
         submission = str(Path(option).resolve()) if option else "exercises (default)"
         environment = {"torch": _torch_version(), "cuda_available": _cuda_available(),
-                       "workers": getattr(self.config.option, "numprocesses", None) or 0}
+                       "workers": getattr(self.config.option, "numprocesses", None) or 0,
+                       "shrink": not self.config.getoption("no_shrink")}
         suite = results_module.suite_hash(self.tests_dir) if self.tests_dir else None
         self.results = results_module.build(submission, self.exercises,
                                             list(self.tests.values()), environment, suite)

@@ -53,6 +53,42 @@ def test_guard_records_functions_methods_and_classes():
     assert torch.zeros(2).stride() == (1,)
 
 
+def test_guard_recognises_builtins_without_a_resolvable_name():
+    """torch._C._nn.pad_sequence (behind nn.utils.rnn.pad_sequence) has no name for
+    resolve_name: the guard matches the forbidden object itself."""
+    from torch.nn.utils.rnn import pad_sequence
+    forbidden = Forbidden.from_marker({"torch._C._nn.pad_sequence": "copy into a full tensor"})
+    with forbidden.guard() as uses:
+        with pytest.raises(ForbiddenAPIError):
+            pad_sequence([torch.ones(2), torch.ones(1)], batch_first=True)
+    assert [u.name for u in uses] == ["torch._C._nn.pad_sequence"]
+    assert pad_sequence([torch.ones(1)]).shape == (1, 1)
+
+
+def test_guard_sees_functions_torch_function_cannot():
+    """torch.broadcast_shapes takes no tensor, so only the call watch can see it."""
+    from torch.functional import broadcast_shapes as imported_early
+    forbidden = Forbidden.from_marker({"torch.broadcast_shapes": "align the shapes by hand"})
+    with forbidden.guard() as uses:
+        with pytest.raises(ForbiddenAPIError):
+            imported_early((2, 1), (3,))
+    assert [use.name for use in uses] == ["torch.broadcast_shapes"]
+    assert torch.broadcast_shapes((2, 1), (3,)) == (2, 3)  # and works again outside
+
+
+def test_guard_sees_plain_python_helpers():
+    """fuse_conv_bn_eval never asks for __torch_function__: the call watch refuses it."""
+    from torch import nn
+    from torch.nn.utils.fusion import fuse_conv_bn_eval as fold
+    name = "torch.nn.utils.fusion.fuse_conv_bn_eval"
+    conv, bn = nn.Conv2d(1, 1, 1).eval(), nn.BatchNorm2d(1).eval()
+    with Forbidden.from_marker({name: "fold it yourself"}).guard() as uses:
+        with pytest.raises(ForbiddenAPIError):
+            fold(conv, bn)
+    assert [use.name for use in uses] == [name]
+    assert isinstance(fold(conv, bn), nn.Conv2d)
+
+
 def test_loaded_modules_do_not_feed_hypothesis_constants(tmp_path):
     """Examples must not depend on which submissions a process happened to import."""
     import grader.plugin  # noqa: F401 - pins the pool
