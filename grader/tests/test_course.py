@@ -24,8 +24,8 @@ def test_course_toml_and_the_test_files_name_the_same_drills():
 
 def test_the_course_order_is_the_toml_order(the_course):
     assert the_course.ids == course.listed_ids(REPO)
-    assert the_course.ids[:2] == ["tensors/contiguity", "tensors/one_hot"]
-    assert [t.name for t in the_course.topics] == ["tensors", "attention", "distributed", "training"]
+    assert the_course.ids[:2] == ["tensors/contiguity", "tensors/broadcast"]
+    assert [t.name for t in the_course.topics] == ["tensors", "nn", "losses", "attention", "distributed", "training"]
 
 
 def test_every_drill_has_at_least_two_distinct_hints(the_course):
@@ -53,7 +53,7 @@ def test_points_and_titles_are_read_from_the_test_modules(the_course):
     facts = {d: course.drill_facts(REPO, d) for d in the_course.ids}
     assert facts["tensors/one_hot"]["points"] == 10
     assert facts["training/gan"]["points"] == 15
-    assert sum(f["points"] for f in facts.values()) == 75
+    assert sum(f["points"] for f in facts.values()) == 275
     assert facts["tensors/one_hot"]["title"].startswith("One-hot")
 
 
@@ -68,7 +68,7 @@ def test_a_drill_is_named_by_id_short_name_or_file(the_course, typed):
 
 def test_an_unknown_drill_names_the_known_ones(the_course):
     with pytest.raises(course.CourseError, match=r"unknown drill one_hat; known: tensors/contiguity, "
-                                                 r"tensors/one_hot, .*training/gan"):
+                                                 r"tensors/broadcast, .*training/gan"):
         the_course.resolve("one_hat")
 
 

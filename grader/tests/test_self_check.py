@@ -1,5 +1,6 @@
 """The course grades itself: the reference scores 100%, the stubs 0% ("not attempted"),
-and grading is deterministic (a serial run and a two-worker run agree exactly)."""
+and grading is deterministic (a serial run and a two-worker run agree exactly; a run
+without shrinking gives the same scores, property by property)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,18 @@ def test_serial_and_parallel_grading_agree(tmp_path):
     parallel = run_grade(submission, tmp_path / "parallel", "-n", "2")
     assert outcomes_only(serial) == outcomes_only(parallel)
     assert any(t["outcome"] == "failed" for e in serial["exercises"] for t in e["tests"])
+    # Without shrinking every property passes or loses exactly as before; only what a
+    # failure shows may differ (its counterexample, and even its kind: the shrinker can
+    # walk from a wrong answer to a smaller input that raises, failed -> error).
+    unshrunk = run_grade(submission, tmp_path / "no_shrink", "-n", "2", "--no-shrink")
+    assert unshrunk["environment"]["shrink"] is False and serial["environment"]["shrink"] is True
+    assert verdicts(unshrunk) == verdicts(serial)
+
+
+def verdicts(results: dict) -> dict[str, object]:
+    """Every score, and whether each property passed, lost its points or did not count."""
+    lost = {"failed", "error", "timed_out"}
+    return {"score": results["score"],
+            **{e["id"]: (e["score"], [(t["name"], "lost" if t["outcome"] in lost else t["outcome"])
+                                      for t in e["tests"]])
+               for e in results["exercises"]}}

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
+from tests.numerics import random_weights
 from tests.strategies import float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=15, forbid={
@@ -158,7 +159,7 @@ def test_gradients_match_reference(impl, ref, case):
         got = fn(*leaves, None if mask is None else mask.clone())
         out, p = output_and_weights(got, case) if student else got
         torch.manual_seed(1)
-        loss = (out * torch.randn_like(out)).sum() + (p * torch.randn_like(p)).sum()
+        loss = (out * random_weights(out)).sum() + (p * random_weights(p)).sum()
         if not loss.requires_grad:
             raise AssertionError("the outputs are detached from query, key and value: "
                                  "backward cannot reach them (no .detach() or no_grad)")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from grader.expect import assert_same
+from tests.numerics import full_float32
 from tests.strategies import float_tensors
 
 pytestmark = pytest.mark.exercise(points=15, forbid={
@@ -215,17 +215,6 @@ def test_inputs_unchanged(impl, case):
 # ------------------------------------------------------------------ GPU
 
 
-@contextmanager
-def full_float32_matmul() -> Iterator[None]:
-    """No TF32 for float32 matmuls while the block runs."""
-    previous = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("highest")
-    try:
-        yield
-    finally:
-        torch.set_float32_matmul_precision(previous)
-
-
 def check_float32_against_float64(gan_step, ref_step, case: GanCase, device: str) -> None:
     """The step in float32 on ``device`` against the float64 CPU reference.
 
@@ -244,7 +233,7 @@ def check_float32_against_float64(gan_step, ref_step, case: GanCase, device: str
     on_device = GanCase(generator, discriminator, case.opt_g, case.opt_d,
                         [(r.to(device, torch.float32), n.to(device, torch.float32))
                          for r, n in case.batches])
-    with full_float32_matmul():
+    with full_float32():
         got, generator, discriminator = run_steps(gan_step, on_device, models)
     tolerances = {"rtol": 1e-4, "atol": 1e-5}
     for step, (g, e) in enumerate(zip(got, expected), start=1):

@@ -1,0 +1,28 @@
+"""Mistake: the label-smoothing term ignores the class weights:
+eps / C * sum_c (-logp[c]) instead of eps / C * sum_c w[c] * (-logp[c])."""
+
+import torch
+
+CAUGHT_BY = ("test_label_smoothing_matches",)
+
+
+def cross_entropy(logits, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    classes = logits.shape[1]
+    keep = target != ignore_index
+    bad = keep & ((target < 0) | (target >= classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
+    if weight is None:
+        weight = torch.ones(classes, dtype=logits.dtype, device=logits.device)
+    log_p = logits.log_softmax(dim=1)
+    safe = torch.where(keep, target, torch.zeros_like(target))
+    picked = -log_p.gather(1, safe.unsqueeze(1)).squeeze(1)
+    target_weight = weight[safe] * keep
+    uniform = -log_p.sum(dim=1) / classes * keep
+    loss = (1 - label_smoothing) * picked * target_weight + label_smoothing * uniform
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / target_weight.sum()

@@ -1,0 +1,29 @@
+"""Mistake: log_softmax over dim -1: right for (N, C), wrong for (N, C, d1, ...)
+where the classes are dim 1."""
+
+import torch
+
+CAUGHT_BY = ("test_reductions_and_extra_dims_match", "test_gradient_matches_f_cross_entropy")
+
+
+def cross_entropy(logits, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    classes = logits.shape[1]
+    keep = target != ignore_index
+    bad = keep & ((target < 0) | (target >= classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
+    if weight is None:
+        weight = torch.ones(classes, dtype=logits.dtype, device=logits.device)
+    log_p = logits.log_softmax(dim=-1)
+    safe = torch.where(keep, target, torch.zeros_like(target))
+    picked = -log_p.gather(1, safe.unsqueeze(1)).squeeze(1)
+    target_weight = weight[safe] * keep
+    per_class = weight.view(1, classes, *([1] * (logits.dim() - 2)))
+    uniform = -(log_p * per_class).sum(dim=1) / classes * keep
+    loss = (1 - label_smoothing) * picked * target_weight + label_smoothing * uniform
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / target_weight.sum()

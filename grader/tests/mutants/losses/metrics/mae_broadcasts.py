@@ -1,0 +1,37 @@
+"""Mistake: mae does not check the shapes: (N, 1) predictions against (N,) targets
+broadcast to (N, N) and give a wrong number instead of a ValueError."""
+
+import torch
+
+CAUGHT_BY = ("test_mae_rejects_mismatched_or_empty_inputs",)
+
+
+def _same_shape(x, y):
+    if x.shape != y.shape:
+        raise ValueError("shapes differ")
+
+
+def iou(pred, target):
+    if pred.dtype != torch.bool or target.dtype != torch.bool:
+        raise ValueError("masks must be bool")
+    _same_shape(pred, target)
+    inter = (pred & target).sum().float()
+    union = (pred | target).sum().float()
+    if union == 0:
+        return torch.ones((), device=pred.device)
+    return inter / union
+
+
+def pearson(x, y):
+    _same_shape(x, y)
+    if x.numel() == 0:
+        raise ValueError("no samples")
+    x, y = x.flatten(), y.flatten()
+    if x.max() == x.min() or y.max() == y.min():
+        return torch.zeros((), dtype=x.dtype, device=x.device)
+    xc, yc = x - x.mean(), y - y.mean()
+    return ((xc * yc).sum() / (xc.norm() * yc.norm())).clamp(-1, 1)
+
+
+def mae(x, y):
+    return (x - y).abs().mean()

@@ -1,0 +1,27 @@
+"""Mistake: F.pad's amounts given as (top, bottom, left, right); F.pad takes the LAST
+dimension first, so H gets W's padding and W gets H's."""
+
+import torch.nn.functional as F
+
+CAUGHT_BY = ("test_max_pool_matches_f_max_pool2d", "test_avg_pool_matches_f_avg_pool2d")
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def pool2d(x, kernel, stride=None, padding=0, mode="max"):
+    if mode not in ("max", "avg"):
+        raise ValueError("mode must be 'max' or 'avg'")
+    kh, kw = _pair(kernel)
+    sh, sw = _pair(kernel if stride is None else stride)
+    ph, pw = _pair(padding)
+    if ph > kh // 2 or pw > kw // 2:
+        raise ValueError("padding is more than half the kernel")
+    if x.shape[-2] + 2 * ph < kh or x.shape[-1] + 2 * pw < kw:
+        raise ValueError("the window does not fit")
+    fill = float("-inf") if mode == "max" else 0.0
+    windows = F.pad(x, (ph, ph, pw, pw), value=fill).unfold(2, kh, sh).unfold(3, kw, sw)
+    if mode == "max":
+        return windows.amax(dim=(-2, -1))
+    return windows.sum(dim=(-2, -1)) / (kh * kw)

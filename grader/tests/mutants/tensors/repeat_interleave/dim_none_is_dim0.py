@@ -1,0 +1,30 @@
+"""Mistake: treats dim=None as dim=0 instead of flattening first, so a 2-D x repeats whole
+rows and keeps its shape."""
+
+import torch
+
+CAUGHT_BY = ("test_int_repeats_match_torch",)
+
+
+def repeat_interleave(x, repeats, dim=None):
+    if dim is None:
+        dim = 0
+    if x.dim() == 0:
+        x = x.flatten()
+    if not -x.dim() <= dim < x.dim():
+        raise IndexError(f"dim {dim} out of range")
+    n = x.size(dim)
+    if isinstance(repeats, torch.Tensor):
+        counts = repeats.reshape(-1).to(x.device, torch.int64)
+        if counts.numel() == 1:
+            counts = counts.expand(n)
+        elif counts.numel() != n:
+            raise ValueError("repeats has the wrong length")
+    else:
+        counts = torch.full((n,), repeats, dtype=torch.int64, device=x.device)
+    if counts.numel() and counts.min() < 0:
+        raise ValueError("negative count")
+    ends = counts.cumsum(0)
+    total = int(ends[-1]) if n else 0
+    positions = torch.arange(total, device=x.device)
+    return x.index_select(dim, torch.searchsorted(ends, positions, right=True))

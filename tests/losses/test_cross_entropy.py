@@ -1,0 +1,219 @@
+"""Cross-entropy from log_softmax with class weights, ignore_index, reductions and label smoothing, equal to F.cross_entropy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from grader.expect import assert_same, expect_raises
+from tests.numerics import random_weights
+from tests.strategies import float_tensors, int_tensors, shapes
+
+_BY_HAND = ("take logits.log_softmax(dim=1), pick -logp at the targets with gather, weight, "
+            "smooth and reduce yourself")
+
+pytestmark = pytest.mark.exercise(points=15, forbid={
+    "F.cross_entropy": _BY_HAND,
+    "F.nll_loss": _BY_HAND,
+    "nn.CrossEntropyLoss": _BY_HAND,
+    "nn.NLLLoss": _BY_HAND,
+})
+
+REDUCTIONS = ["mean", "sum", "none"]
+SMOOTHING = [0.05, 0.1, 0.3, 1.0]
+
+# Reduced precision on the GPU against float64 on the CPU (logits and weights
+# rounded first). log_softmax rounds its output to the input dtype, so a loss of
+# ~10 carries ~2**-8 relative error in bfloat16.
+GPU_TOLERANCE = {torch.float32: dict(rtol=1e-4, atol=1e-4),
+                 torch.bfloat16: dict(rtol=3e-2, atol=3e-2)}
+
+
+# ------------------------------------------------------------------ strategies
+
+@dataclass
+class Case:
+    logits: torch.Tensor
+    target: torch.Tensor
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def student_args(self) -> tuple[tuple, dict[str, Any]]:
+        """Fresh copies for one call: the student may change what it is given."""
+        kwargs = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in self.kwargs.items()}
+        return (self.logits.clone(), self.target.clone()), kwargs
+
+    def expected(self) -> torch.Tensor:
+        return F.cross_entropy(self.logits, self.target, **self.kwargs)
+
+    def describe(self) -> str:
+        shown = {k: ("given" if isinstance(v, torch.Tensor) else v) for k, v in self.kwargs.items()}
+        options = ", ".join(f"{k}={v}" for k, v in shown.items()) or "defaults"
+        return f"cross_entropy of logits {tuple(self.logits.shape)} ({options})"
+
+
+@st.composite
+def ce_cases(draw, spatial: bool = False, weighted: bool = False, ignoring: bool = False,
+             smoothing: bool = False, reductions=("mean",), low: float = -10.0,
+             high: float = 10.0, min_batch: int = 0, dtype: torch.dtype = torch.float64) -> Case:
+    """Logits (N, C) (or (N, C, d1[, d2]) if ``spatial``), targets, and the options asked for.
+
+    Shapes and options are drawn before the values: they shrink first."""
+    n = draw(st.integers(min_batch, 4), label="N")
+    c = draw(st.integers(1, 5), label="C")
+    dims = draw(shapes(min_dims=1, max_dims=2, min_side=1, max_side=3), label="d1..dk") if spatial else ()
+    kwargs: dict[str, Any] = {}
+    if len(reductions) > 1 or reductions[0] != "mean":
+        kwargs["reduction"] = draw(st.sampled_from(reductions), label="reduction")
+    if ignoring:
+        kwargs["ignore_index"] = draw(st.sampled_from([-100, -1, *range(c)]), label="ignore_index")
+    if smoothing:
+        kwargs["label_smoothing"] = draw(st.sampled_from(SMOOTHING), label="label_smoothing")
+    logits = draw(float_tensors((n, c, *dims), dtype=dtype, low=low, high=high), label="logits")
+    target = draw(int_tensors((n, *dims), 0, c - 1), label="target")
+    if ignoring:
+        ignored = draw(int_tensors(target.shape, 0, 1), label="ignored positions").bool()
+        target[ignored] = kwargs["ignore_index"]
+    if weighted:
+        # Quarters in (0, 3]: no subnormal weight (its 1 / w is inf) and no zero one (with
+        # smoothing, F.cross_entropy's mean is then nan rather than inf: a corner not taught).
+        quarters = draw(int_tensors((c,), 1, 12), label="weight in quarters")
+        kwargs["weight"] = quarters.to(dtype) / 4
+    return Case(logits, target, kwargs)
+
+
+def call(impl, case: Case) -> Any:
+    args, kwargs = case.student_args()
+    return impl.cross_entropy(*args, **kwargs)
+
+
+def check(impl, case: Case, note: str = "") -> None:
+    """The student's loss equals F.cross_entropy's (nan where PyTorch gives 0 / 0)."""
+    assert_same(call(impl, case), case.expected(), what=case.describe() + note, equal_nan=True)
+
+
+# ------------------------------------------------------------------ against F.cross_entropy
+
+@pytest.mark.weight(3)
+@settings(max_examples=40)
+@given(ce_cases(min_batch=1))
+def test_mean_over_a_batch_matches_f_cross_entropy(impl, case):
+    check(impl, case, " vs F.cross_entropy: the mean of -log_softmax(logits)[i, target[i]]")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=40)
+@given(st.booleans().flatmap(lambda spatial: ce_cases(spatial=spatial, reductions=REDUCTIONS)))
+def test_reductions_and_extra_dims_match(impl, case):
+    check(impl, case, " vs F.cross_entropy (classes are dim 1)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(ce_cases(spatial=False, weighted=True, reductions=REDUCTIONS))
+def test_class_weights_match(impl, case):
+    check(impl, case, " vs F.cross_entropy (mean = sum of w[y] * loss / sum of w[y])")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=40)
+@given(st.booleans().flatmap(lambda spatial: ce_cases(spatial=spatial, ignoring=True,
+                                                      reductions=REDUCTIONS)))
+def test_ignore_index_matches(impl, case):
+    check(impl, case, " vs F.cross_entropy (ignored positions: loss 0, left out of the mean; "
+                      "all ignored -> nan mean)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=40)
+@given(st.tuples(st.booleans(), st.booleans(), st.booleans()).flatmap(
+    lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2], smoothing=True,
+                           reductions=REDUCTIONS)))
+def test_label_smoothing_matches(impl, case):
+    check(impl, case, " vs F.cross_entropy (eps / C on every class, weighted by w[c]; nothing "
+                      "at ignored positions)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=25)
+@given(ce_cases(min_batch=1, reductions=REDUCTIONS), st.sampled_from([1e2, 1e3, 1e4]),
+       st.sampled_from([-1.0, 1.0]))
+def test_large_logits_stay_finite(impl, case, scale, sign):
+    """Logits in the hundreds or thousands: exp overflows, softmax(...).log() hits log(0)."""
+    case.logits = case.logits * scale + sign * scale
+    check(impl, case, f" with logits up to ~{scale:g} in size (use log_softmax or subtract the max)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=25)
+@given(st.booleans().flatmap(lambda spatial: ce_cases(
+    spatial=spatial, weighted=True, ignoring=True, smoothing=True, reductions=REDUCTIONS, min_batch=1)))
+def test_gradient_matches_f_cross_entropy(impl, case):
+    def grad(fn, logits, target, kwargs):
+        logits = logits.requires_grad_()
+        loss = fn(logits, target, **kwargs)
+        if not (isinstance(loss, torch.Tensor) and loss.requires_grad):
+            raise AssertionError("the loss is detached from the logits: backward cannot reach them "
+                                 "(no .item(), no torch.tensor(...) rebuild, no torch.no_grad())")
+        torch.manual_seed(1)
+        seed = random_weights(loss)
+        return torch.autograd.grad((loss * seed).sum(), logits, allow_unused=True)[0]
+
+    # Where the mean is 0 / 0 (nothing left to average) PyTorch's gradient is 0 by
+    # construction, not nan: that corner is not a property of the loss, skip it.
+    assume(not case.expected().isnan().any())
+    expected = grad(F.cross_entropy, case.logits.clone(), case.target, case.kwargs)
+    args, kwargs = case.student_args()
+    got = grad(impl.cross_entropy, *args, kwargs)
+    if got is None:
+        raise AssertionError("no gradient reaches the logits: keep them in the graph")
+    assert_same(got, expected, equal_nan=True,
+                what=f"gradient w.r.t. the logits of {case.describe()} (vs F.cross_entropy)")
+
+
+@settings(max_examples=15)
+@given(ce_cases(min_batch=1, ignoring=True), st.sampled_from(["too big", "negative"]),
+       st.integers(0, 2), st.data())
+def test_target_out_of_range_raises_index_error(impl, case, how, excess, data):
+    c = case.logits.shape[1]
+    bad = c + excess if how == "too big" else -1 - excess
+    if bad == case.kwargs["ignore_index"]:
+        bad -= 1
+    where = data.draw(st.integers(0, case.target.numel() - 1), label="position")
+    case.target.view(-1)[where] = bad
+    with expect_raises(IndexError, when=f"a target is {bad} with C={c} classes "
+                                        f"(ignore_index={case.kwargs['ignore_index']})"):
+        call(impl, case)
+
+
+# ------------------------------------------------------------------ on the GPU
+
+def check_on_device(cross_entropy, case: Case, dtype: torch.dtype, device: str) -> None:
+    """``cross_entropy`` with ``dtype`` logits (and weights) on ``device`` vs F in float64 on the CPU."""
+    logits = case.logits.to(dtype)
+    kwargs = {k: v.to(dtype) if isinstance(v, torch.Tensor) else v for k, v in case.kwargs.items()}
+    expected = F.cross_entropy(logits.double(), case.target,
+                               **{k: v.double() if isinstance(v, torch.Tensor) else v
+                                  for k, v in kwargs.items()})
+    got = cross_entropy(logits.to(device), case.target.to(device),
+                        **{k: v.to(device) if isinstance(v, torch.Tensor) else v
+                           for k, v in kwargs.items()})
+    assert isinstance(got, torch.Tensor), f"cross_entropy returned {type(got).__name__}, not a tensor"
+    assert got.dtype == dtype and got.device.type == device, (
+        f"the loss is {got.dtype} on {got.device}; expected {dtype} on {device}, like the logits")
+    assert_same(got.double().cpu(), expected, equal_nan=True, **GPU_TOLERANCE[dtype],
+                what=f"{case.describe()} in {dtype} on {device} vs float64 on the CPU")
+
+
+@pytest.mark.cuda
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(ce_cases(spatial=True, weighted=True, ignoring=True, smoothing=True, reductions=REDUCTIONS,
+                low=-4.0, high=4.0), st.sampled_from([torch.float32, torch.bfloat16]))
+def test_reduced_precision_on_gpu(impl, case, dtype):
+    check_on_device(impl.cross_entropy, case, dtype, "cuda")

@@ -1,0 +1,177 @@
+"""Transposed convolution as insert zeros, pad, flip the kernel, convolve; equal to F.conv_transpose2d."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.expect import assert_same
+from tests.numerics import full_float32, random_weights
+from tests.strategies import float_tensors
+
+_INSTEAD = ("spread x out with stride - 1 zeros between pixels, F.pad it by kernel - 1 - padding, "
+            "flip the kernel (and swap its channel dims), then F.conv2d with stride 1")
+pytestmark = pytest.mark.exercise(points=10, forbid={
+    **{f"F.conv_transpose{d}d": _INSTEAD for d in (1, 2, 3)},
+    **{f"nn.ConvTranspose{d}d": _INSTEAD for d in (1, 2, 3)},
+    "torch.convolution": _INSTEAD,
+})
+
+# float32 on the GPU against float64 on the CPU, from the same float32 inputs.
+GPU_TOLERANCE = dict(rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------ strategies
+
+@dataclass
+class TransposeCase:
+    x: torch.Tensor
+    weight: torch.Tensor  # (C_in, C_out, kh, kw)
+    bias: torch.Tensor | None
+    stride: int | tuple[int, int]
+    padding: int | tuple[int, int]
+
+    def kwargs(self) -> dict:
+        return dict(stride=self.stride, padding=self.padding)
+
+    def clones(self) -> tuple:
+        return (self.x.clone(), self.weight.clone(),
+                None if self.bias is None else self.bias.clone())
+
+    def text(self) -> str:
+        return (f"stride={self.stride}, padding={self.padding}, kernel "
+                f"{tuple(self.weight.shape[-2:])}, bias {'given' if self.bias is not None else 'None'}")
+
+
+def as_int_or_pair(draw, along_h: int, along_w: int) -> int | tuple[int, int]:
+    if along_h == along_w and draw(st.booleans()):
+        return along_h
+    return (along_h, along_w)
+
+
+@st.composite
+def transpose_cases(draw, with_settings: bool = True, bias: bool = True) -> TransposeCase:
+    """Small x and weight; per dim kernel 1-3, stride 1-3 and 0 <= padding <= kernel - 1,
+    small enough for an output of at least one pixel (stride 1, padding 0 without ``with_settings``)."""
+    n = draw(st.integers(1, 2), label="N")
+    c_in, c_out = draw(st.integers(1, 3), label="C_in"), draw(st.integers(1, 3), label="C_out")
+    dims = []
+    for axis in ("h", "w"):
+        side = draw(st.integers(1, 4), label=axis.upper())
+        k = draw(st.integers(1, 3), label=f"k{axis}")
+        s = draw(st.integers(1, 3), label=f"stride_{axis}") if with_settings else 1
+        most = min(k - 1, ((side - 1) * s + k - 1) // 2)  # keeps H_out >= 1
+        p = draw(st.integers(0, most), label=f"padding_{axis}") if with_settings else 0
+        dims.append((side, k, s, p))
+    (h, kh, sh, ph), (w, kw, sw, pw) = dims
+    x = draw(float_tensors((n, c_in, h, w), low=-3, high=3))
+    weight = draw(float_tensors((c_in, c_out, kh, kw), low=-3, high=3))
+    b = draw(st.none() | float_tensors((c_out,), low=-3, high=3)) if bias else None
+    return TransposeCase(x, weight, b, as_int_or_pair(draw, sh, sw), as_int_or_pair(draw, ph, pw))
+
+
+def expected_output(case: TransposeCase) -> torch.Tensor:
+    return F.conv_transpose2d(case.x, case.weight, case.bias, **case.kwargs())
+
+
+# ------------------------------------------------------------------ properties
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(transpose_cases(with_settings=False))
+def test_matches_f_conv_transpose2d_stride_1(impl, case):
+    assert_same(impl.conv_transpose2d(*case.clones()), expected_output(case),
+                what=f"conv_transpose2d with {case.text()} (vs F.conv_transpose2d)")
+
+
+@pytest.mark.weight(4)
+@settings(max_examples=60)
+@given(transpose_cases())
+def test_matches_f_conv_transpose2d(impl, case):
+    assert_same(impl.conv_transpose2d(*case.clones(), **case.kwargs()), expected_output(case),
+                what=f"conv_transpose2d with {case.text()} (vs F.conv_transpose2d)")
+
+
+@settings(max_examples=25)
+@given(transpose_cases())
+def test_output_shape(impl, case):
+    got = impl.conv_transpose2d(*case.clones(), **case.kwargs())
+    expected = tuple(expected_output(case).shape)
+    assert isinstance(got, torch.Tensor), f"conv_transpose2d returned {type(got).__name__}"
+    assert tuple(got.shape) == expected, (
+        f"output shape {tuple(got.shape)} with input {tuple(case.x.shape)} and {case.text()}; "
+        f"expected {expected}: H_out = (H - 1) * stride - 2 * padding + kernel")
+
+
+@settings(max_examples=25)
+@given(transpose_cases(bias=False))
+def test_is_the_input_gradient_of_conv2d(impl, case):
+    """conv_transpose2d(g, W) is how a gradient g flows back through conv2d(., W)."""
+    n, _, h, w = case.x.shape
+    h_out, w_out = expected_output(case).shape[-2:]
+    y = torch.zeros(n, case.weight.shape[1], h_out, w_out, dtype=torch.float64, requires_grad=True)
+    forward = F.conv2d(y, case.weight, **case.kwargs())
+    assert forward.shape[-2:] == (h, w)
+    # (forward * x).sum(), not grad_outputs=x: grad_outputs imports sympy (~0.6 s) on first use
+    (expected,) = torch.autograd.grad((forward * case.x).sum(), y)
+    assert_same(impl.conv_transpose2d(*case.clones(), **case.kwargs()), expected,
+                what=f"conv_transpose2d(g, W) with {case.text()}, which must equal the gradient "
+                     "that g sends back through conv2d(y, W) to y")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=25)
+@given(transpose_cases())
+def test_gradients_match_f_conv_transpose2d(impl, case):
+    def grads(fn) -> tuple[torch.Tensor | None, ...]:
+        leaves = [None if t is None else t.clone().requires_grad_() for t in case.clones()]
+        out = fn(*leaves, **case.kwargs())
+        if not isinstance(out, torch.Tensor):
+            raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
+        if not out.requires_grad:
+            raise AssertionError("the output is not connected to x, weight and bias: backward "
+                                 "cannot reach them (no .item(), torch.tensor(...) or .detach())")
+        torch.manual_seed(1)
+        weights = random_weights(out)
+        inputs = [t for t in leaves if t is not None]
+        return torch.autograd.grad((out * weights).sum(), inputs, allow_unused=True)
+
+    expected = grads(F.conv_transpose2d)
+    got = grads(impl.conv_transpose2d)
+    for name, g, e in zip(("x", "weight", "bias"), got, expected):
+        assert g is not None, f"no gradient reaches {name}: keep it in the graph"
+        assert_same(g, e, what=f"gradient w.r.t. {name} of a weighted sum of the output, "
+                               f"with {case.text()}")
+
+
+# ------------------------------------------------------------------ GPU
+
+def check_float32_on(device: str, conv_transpose, case: TransposeCase) -> None:
+    """``conv_transpose`` in float32 on ``device`` against float64 F.conv_transpose2d on
+    the CPU, from the same float32-rounded inputs; the output stays float32 on ``device``."""
+    rounded = [None if t is None else t.float() for t in case.clones()]
+    expected = F.conv_transpose2d(*(None if t is None else t.double() for t in rounded),
+                                  **case.kwargs())
+    with full_float32():
+        got = conv_transpose(*(None if t is None else t.to(device) for t in rounded),
+                             **case.kwargs())
+    assert isinstance(got, torch.Tensor), f"conv_transpose2d returned {type(got).__name__}"
+    assert got.dtype == torch.float32 and got.device.type == device, (
+        f"the output is {got.dtype} on {got.device}; expected float32 on {device}, like the "
+        "inputs (make the zero-spread input with x.new_zeros)")
+    assert_same(got.cpu().double(), expected,
+                what=f"float32 conv_transpose2d on {device} with {case.text()} "
+                     "(vs float64 F.conv_transpose2d on the CPU)", **GPU_TOLERANCE)
+
+
+@pytest.mark.cuda
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(transpose_cases())
+def test_float32_on_gpu_matches_float64(impl, case):
+    check_float32_on("cuda", impl.conv_transpose2d, case)

@@ -1,0 +1,204 @@
+"""2-D max and average pooling with kernel, stride and padding, equal to F.max_pool2d / F.avg_pool2d."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.expect import assert_same, expect_raises
+from tests.numerics import random_weights
+
+_INSTEAD = ("slide the window yourself: F.pad (value=-inf for max, 0 for avg), Tensor.unfold "
+            "along H and then W, and amax / sum over the two window dims")
+# "F.*pool*": every pooling entry point of torch.nn.functional, torch and its C kernels
+# (the nn.*Pool* modules call these, so they are refused too).
+_POOLING = sorted({*(f"F.{n}" for n in dir(F) if "pool" in n and not n.startswith("_")),
+                   *(f"torch.{n}" for n in dir(torch) if "pool" in n),
+                   *(f"torch._C._nn.{n}" for n in dir(torch._C._nn) if "pool" in n)})
+pytestmark = pytest.mark.exercise(points=10, forbid={name: _INSTEAD for name in _POOLING})
+
+MODES = {"max": F.max_pool2d, "avg": F.avg_pool2d}
+# Reduced precision on the GPU against float64 on the CPU (inputs rounded first, so
+# only the arithmetic differs). A max is exact in any dtype; an average of at most
+# 9 integers below 110 rounds once or a few times.
+GPU_TOLERANCE = {torch.float32: dict(rtol=1e-5, atol=1e-5),
+                 torch.float16: dict(rtol=2e-3, atol=1e-3),
+                 torch.bfloat16: dict(rtol=2e-2, atol=1e-2)}
+
+
+# ------------------------------------------------------------------ strategies
+
+@dataclass
+class PoolCase:
+    x: torch.Tensor
+    kernel: int | tuple[int, int]
+    stride: int | tuple[int, int] | None  # None: left out of the call (the default)
+    padding: int | tuple[int, int]
+
+    def kwargs(self) -> dict[str, Any]:
+        given_stride = {} if self.stride is None else {"stride": self.stride}
+        return dict(kernel=self.kernel, padding=self.padding, **given_stride)
+
+    def expected(self, mode: str, x: torch.Tensor | None = None) -> torch.Tensor:
+        """PyTorch's own pooling of ``x`` (default: the case's input)."""
+        return MODES[mode](self.x if x is None else x, self.kernel, self.stride, self.padding)
+
+
+def int_or_pair(draw, along_h: int, along_w: int, label: str) -> int | tuple[int, int]:
+    """An int where both dims agree and the draw says so, else the pair (H, W)."""
+    if along_h == along_w and draw(st.booleans(), label=f"{label} as an int"):
+        return along_h
+    return (along_h, along_w)
+
+
+def distinct_values(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    """Distinct small integers (half of them negative) in a random order, from torch's
+    generator, reseeded per example: no ties, so every window has one maximum."""
+    numel = torch.Size(shape).numel()
+    return (torch.randperm(numel) - numel // 2).reshape(shape).to(dtype)
+
+
+@st.composite
+def pool_cases(draw, stride: str = "maybe", dtype: torch.dtype = torch.float64) -> PoolCase:
+    """(N, C, H, W) input with N <= 2, C <= 3, H, W <= 6; kernels up to 3x3, padding at
+    most half the kernel, windows that fit; ``stride`` is "maybe", "never" or "always"."""
+    kh, kw = draw(st.integers(1, 3), label="kh"), draw(st.integers(1, 3), label="kw")
+    ph, pw = draw(st.integers(0, kh // 2), label="ph"), draw(st.integers(0, kw // 2), label="pw")
+    height = draw(st.integers(max(1, kh - 2 * ph), 6), label="H")
+    width = draw(st.integers(max(1, kw - 2 * pw), 6), label="W")
+    n, c = draw(st.integers(1, 2), label="N"), draw(st.integers(1, 3), label="C")
+    use_stride = stride == "always" or (stride == "maybe"
+                                        and draw(st.booleans(), label="stride given"))
+    if use_stride:
+        sh, sw = draw(st.integers(1, 3), label="sh"), draw(st.integers(1, 3), label="sw")
+        stride_arg = int_or_pair(draw, sh, sw, "stride")
+    else:
+        stride_arg = None
+    return PoolCase(distinct_values((n, c, height, width), dtype),
+                    int_or_pair(draw, kh, kw, "kernel"), stride_arg,
+                    int_or_pair(draw, ph, pw, "padding"))
+
+
+# ------------------------------------------------------------------ helpers
+
+def as_tensor(got: Any) -> torch.Tensor:
+    """The student's result, checked to be a tensor before tensor-only checks."""
+    if not isinstance(got, torch.Tensor):
+        raise AssertionError(f"pool2d returned {type(got).__name__}, not a tensor")
+    return got
+
+
+def check_pool_on_device(pool2d, case: PoolCase, mode: str, dtype: torch.dtype,
+                         device: str) -> None:
+    """Pool ``dtype`` input on ``device``: the result stays there, in ``dtype``, and
+    matches PyTorch's float64 pooling of the same (rounded) values on the CPU."""
+    low = case.x.to(dtype)
+    expected = case.expected(mode, low.double())
+    got = as_tensor(pool2d(low.to(device), mode=mode, **case.kwargs()))
+    assert got.dtype == dtype and got.device.type == device, (
+        f"pool2d returned {got.dtype} on {got.device}; expected {dtype} on {device}, like x")
+    assert_same(got.double().cpu(), expected, what=f"{mode} pooling in {dtype} on {device} vs "
+                                                   "float64 on the CPU", **GPU_TOLERANCE[dtype])
+
+
+# ------------------------------------------------------------------ properties
+
+@pytest.mark.weight(3)
+@settings(max_examples=40)
+@given(pool_cases())
+def test_max_pool_matches_f_max_pool2d(impl, case):
+    got = impl.pool2d(case.x.clone(), mode="max", **case.kwargs())
+    assert_same(got, case.expected("max"), what="pool2d(mode='max') vs F.max_pool2d")
+
+
+@pytest.mark.weight(3)
+@settings(max_examples=40)
+@given(pool_cases())
+def test_avg_pool_matches_f_avg_pool2d(impl, case):
+    got = impl.pool2d(case.x.clone(), mode="avg", **case.kwargs())
+    assert_same(got, case.expected("avg"),
+                what="pool2d(mode='avg') vs F.avg_pool2d (padding counts as zeros, "
+                     "divide by kh * kw)")
+
+
+@settings(max_examples=20)
+@given(pool_cases(stride="never"), st.sampled_from(["max", "avg"]))
+def test_stride_defaults_to_kernel(impl, case, mode):
+    got = impl.pool2d(case.x.clone(), mode=mode, **case.kwargs())
+    assert_same(got, case.expected(mode),
+                what=f"pool2d(mode={mode!r}) without a stride (stride=None means stride = kernel)")
+
+
+@settings(max_examples=20)
+@given(pool_cases(stride="always", dtype=torch.float32), st.sampled_from(["max", "avg"]))
+def test_keeps_float32(impl, case, mode):
+    got = impl.pool2d(case.x.clone(), mode=mode, **case.kwargs())
+    assert_same(got, case.expected(mode), what=f"pool2d(mode={mode!r}) of a float32 input")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(pool_cases(), st.sampled_from(["max", "avg"]))
+def test_gradients_match_torch(impl, case, mode):
+    """No ties in the input, so max pooling's gradient is unambiguous."""
+
+    def grad_of(pool) -> torch.Tensor:
+        x = case.x.clone().requires_grad_()
+        out = as_tensor(pool(x))
+        if not out.requires_grad:
+            raise AssertionError("the output is detached from x: backward cannot reach x "
+                                 "(no .item(), .detach() or torch.no_grad in pool2d)")
+        torch.manual_seed(1)
+        (out * random_weights(out)).sum().backward()
+        if x.grad is None:
+            raise AssertionError("no gradient reaches x: keep the computation in the graph")
+        return x.grad
+
+    expected = grad_of(lambda x: case.expected(mode, x))
+    got = grad_of(lambda x: impl.pool2d(x, mode=mode, **case.kwargs()))
+    assert_same(got, expected, what=f"gradient w.r.t. x of a weighted sum of "
+                                    f"pool2d(mode={mode!r}) vs F.{mode}_pool2d's")
+
+
+@settings(max_examples=20)
+@given(pool_cases(), st.sampled_from(["h", "w"]), st.integers(1, 2), st.sampled_from(["max", "avg"]))
+def test_padding_over_half_the_kernel_raises_value_error(impl, case, side, excess, mode):
+    kh, kw = (case.kernel, case.kernel) if isinstance(case.kernel, int) else case.kernel
+    ph, pw = (case.padding, case.padding) if isinstance(case.padding, int) else case.padding
+    padding = (kh // 2 + excess, pw) if side == "h" else (ph, kw // 2 + excess)
+    kwargs = dict(case.kwargs(), padding=padding)
+    with expect_raises(ValueError, when=f"padding {padding} is more than half the kernel "
+                                        f"{(kh, kw)} (F.{mode}_pool2d refuses it too)"):
+        impl.pool2d(case.x, mode=mode, **kwargs)
+
+
+@settings(max_examples=15)
+@given(st.integers(2, 4), st.integers(1, 3), st.sampled_from(["h", "w"]),
+       st.sampled_from(["max", "avg"]))
+def test_window_larger_than_input_raises_value_error(impl, kernel, short, side, mode):
+    size = max(1, kernel - short)
+    shape = (1, 1, size, kernel) if side == "h" else (1, 1, kernel, size)
+    with expect_raises(ValueError, when=f"the {kernel}x{kernel} window does not fit an input "
+                                        f"of shape {shape} (no padding)"):
+        impl.pool2d(torch.zeros(shape), kernel, mode=mode)
+
+
+@given(st.sampled_from(["min", "mean", "average", "MAX", "sum"]))
+def test_unknown_mode_raises_value_error(impl, mode):
+    with expect_raises(ValueError, when=f"mode is {mode!r} (only 'max' and 'avg' exist)"):
+        impl.pool2d(torch.zeros(1, 1, 2, 2), 2, mode=mode)
+
+
+@pytest.mark.cuda
+@pytest.mark.weight(2)
+@settings(max_examples=25)
+@given(pool_cases(), st.sampled_from(["max", "avg"]),
+       st.sampled_from([torch.float32, torch.float16, torch.bfloat16]))
+def test_reduced_precision_on_gpu(impl, case, mode, dtype):
+    check_pool_on_device(impl.pool2d, case, mode, dtype, "cuda")

@@ -1,0 +1,59 @@
+"""Numeric helpers the drills' tests share: full float32 precision on a GPU,
+random output weights that ignore memory layout, and per-parameter gradient checks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import torch
+from torch import nn
+
+from grader.expect import assert_same
+
+
+@contextmanager
+def full_float32() -> Iterator[None]:
+    """No TF32 while the block runs, in matmuls and in cuDNN convolutions.
+
+    On Ampere and later GPUs float32 matmuls and convolutions may round their inputs
+    to TF32 (~1e-3 relative error), which would fail a correct answer against a
+    float64 oracle at float32 tolerances.
+    """
+    previous = torch.backends.cudnn.allow_tf32, torch.get_float32_matmul_precision()
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.allow_tf32 = previous[0]
+        torch.set_float32_matmul_precision(previous[1])
+
+
+def random_weights(out: torch.Tensor) -> torch.Tensor:
+    """Random weights of ``out``'s shape for ``(out * w).sum()`` in a gradient check.
+
+    Not ``torch.randn_like``: it follows ``out``'s strides, so a correct answer laid
+    out differently in memory (an einsum result, a transposed view) would be weighted
+    with other numbers than the oracle's output and fail.
+    """
+    return torch.randn(out.shape, dtype=out.dtype, device=out.device)
+
+
+def grads_of(model: nn.Module) -> list[torch.Tensor | None]:
+    return [p.grad for p in model.parameters()]
+
+
+def assert_same_grads(got: object, expected: list[torch.Tensor | None], names: Sequence[str],
+                      where: str) -> None:
+    """A list with one gradient (or None for a frozen parameter) per parameter, each
+    compared under its parameter's name."""
+    assert type(got) is list and len(got) == len(expected), (
+        f"{where}: expected a list of {len(expected)} gradients (one per parameter, None for "
+        f"a frozen one), got {type(got).__name__} {got!r}")
+    for name, g, e in zip(names, got, expected):
+        if e is None:
+            assert g is None, (f"{where}: {name} is frozen (requires_grad=False), so its "
+                               f"gradient must stay None; got {type(g).__name__}")
+            continue
+        assert_same(g, e, what=f"{where}: gradient of {name}")

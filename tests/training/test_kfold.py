@@ -1,0 +1,162 @@
+"""K-fold indices: the folds partition range(n), sizes differ by at most one, one seeded permutation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.expect import assert_same, expect_raises
+
+pytestmark = pytest.mark.exercise(points=10)
+
+
+@dataclass(frozen=True)
+class Split:
+    """One k-fold configuration (every fold of it)."""
+
+    n: int
+    k: int
+    shuffle: bool
+    seed: int
+
+    def describe(self, fold: int | None = None) -> str:
+        which = "every fold" if fold is None else f"fold {fold}"
+        return f"{which} of n={self.n}, k={self.k}, shuffle={self.shuffle}, seed={self.seed}"
+
+    def call(self, impl, fold: int):
+        return impl.kfold_indices(self.n, self.k, fold, shuffle=self.shuffle, seed=self.seed)
+
+
+@st.composite
+def splits(draw, shuffle: bool | None = None, max_n: int = 30) -> Split:
+    n = draw(st.integers(2, max_n), label="n")
+    k = draw(st.integers(2, min(n, 8)), label="k")
+    return Split(n, k, draw(st.booleans()) if shuffle is None else shuffle,
+                 draw(st.integers(0, 2**32), label="seed"))
+
+
+def expected_split(split: Split, fold: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The spec with PyTorch's own pieces: the order, cut by ``tensor_split``."""
+    if split.shuffle:
+        order = torch.randperm(split.n, generator=torch.Generator().manual_seed(split.seed))
+    else:
+        order = torch.arange(split.n)
+    folds = list(order.tensor_split(split.k))
+    valid = folds.pop(fold)
+    return torch.cat(folds), valid
+
+
+def as_index_lists(result, where: str) -> tuple[list[int], list[int]]:
+    """``(train, valid)`` as lists of ints, whatever sequence type carries them."""
+    assert isinstance(result, (tuple, list)) and len(result) == 2, (
+        f"{where}: kfold_indices should return (train, valid), got {type(result).__name__}")
+    return [int(i) for i in result[0]], [int(i) for i in result[1]]
+
+
+def describe_value(value) -> str:
+    if isinstance(value, torch.Tensor):
+        return f"a {value.dim()}-D {value.dtype} tensor"
+    return f"a {type(value).__name__}"
+
+
+def every_fold(impl, split: Split) -> list[tuple[list[int], list[int]]]:
+    return [as_index_lists(split.call(impl, fold), split.describe(fold)) for fold in range(split.k)]
+
+
+# ------------------------------------------------------------------ properties
+
+
+@pytest.mark.weight(3)
+@given(splits(shuffle=False), st.data())
+def test_unshuffled_folds_match_tensor_split(impl, split, data):
+    fold = data.draw(st.integers(0, split.k - 1), label="fold")
+    assert_same(split.call(impl, fold), expected_split(split, fold),
+                what=f"(train, valid) of {split.describe(fold)} (folds as "
+                     "torch.arange(n).tensor_split(k) cuts them)")
+
+
+@pytest.mark.weight(2)
+@given(splits(shuffle=True), st.data())
+def test_shuffled_folds_cut_the_seeded_permutation(impl, split, data):
+    fold = data.draw(st.integers(0, split.k - 1), label="fold")
+    assert_same(split.call(impl, fold), expected_split(split, fold),
+                what=f"(train, valid) of {split.describe(fold)} (folds of "
+                     "torch.randperm(n, generator=torch.Generator().manual_seed(seed)), cut as "
+                     "tensor_split cuts)")
+
+
+@pytest.mark.weight(2)
+@given(splits())
+def test_folds_partition_the_examples(impl, split):
+    folds = every_fold(impl, split)
+    seen: dict[int, list[int]] = {}
+    for fold, (train, valid) in enumerate(folds):
+        for i in valid:
+            seen.setdefault(i, []).append(fold)
+        both = sorted(set(train) & set(valid))
+        assert not both, f"{split.describe(fold)}: indices {both[:5]} are in train and in valid"
+        assert sorted(train + valid) == list(range(split.n)), (
+            f"{split.describe(fold)}: train and valid together should hold each of 0..{split.n - 1} "
+            f"exactly once, got train={train}, valid={valid}")
+    twice = {i: f for i, f in seen.items() if len(f) > 1}
+    missing = sorted(set(range(split.n)) - set(seen))
+    assert not twice and not missing, (
+        f"{split.describe()}: over the k calls every index must be validated on exactly once; "
+        + (f"index {min(twice)} is in the valid sets of folds {twice[min(twice)]}" if twice
+           else f"indices {missing[:5]} are in no valid set")
+        + (" (every call must rebuild the same permutation from seed)" if split.shuffle else ""))
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=50)
+@given(splits(max_n=60))
+def test_fold_sizes_differ_by_at_most_one(impl, split):
+    sizes = [len(valid) for _, valid in every_fold(impl, split)]
+    assert max(sizes) - min(sizes) <= 1 and sum(sizes) == split.n, (
+        f"{split.describe()}: the valid folds have sizes {sizes}; they should add up to "
+        f"{split.n} and differ by at most one (the first n % k folds get n // k + 1)")
+
+
+@settings(max_examples=30)
+@given(splits())
+def test_returns_two_int64_tensors(impl, split):
+    result = split.call(impl, 0)
+    assert type(result) is tuple and len(result) == 2, (
+        f"kfold_indices should return a tuple (train, valid), got {type(result).__name__}")
+    for name, value in zip(("train", "valid"), result):
+        assert type(value) is torch.Tensor and value.dtype == torch.int64 and value.dim() == 1, (
+            f"{name} is {describe_value(value)}; expected a 1-D torch.int64 tensor of indices")
+
+
+
+@settings(max_examples=50)
+@given(splits(shuffle=True), st.data())
+def test_global_random_state_is_untouched(impl, split, data):
+    fold = data.draw(st.integers(0, split.k - 1), label="fold")
+    before = torch.random.get_rng_state()
+    split.call(impl, fold)
+    assert torch.equal(torch.random.get_rng_state(), before), (
+        f"{split.describe(fold)}: the call changed torch's global random state; shuffle with "
+        "your own torch.Generator().manual_seed(seed), never torch.manual_seed or an "
+        "unseeded torch.randperm")
+
+
+BAD_ARGUMENTS = [
+    ((10, 1, 0), "k is 1"),
+    ((10, 0, 0), "k is 0"),
+    ((3, 4, 0), "k > n (a fold would be empty)"),
+    ((0, 2, 0), "n is 0"),
+    ((10, 3, 3), "fold == k"),
+    ((10, 3, -1), "fold is negative"),
+]
+
+
+@given(st.sampled_from(BAD_ARGUMENTS), st.booleans())
+def test_bad_arguments_raise_value_error(impl, case, shuffle):
+    (n, k, fold), why = case
+    with expect_raises(ValueError, when=f"{why} (n={n}, k={k}, fold={fold})"):
+        impl.kfold_indices(n, k, fold, shuffle=shuffle)

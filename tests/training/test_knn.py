@@ -1,0 +1,190 @@
+"""k-nearest-neighbour prediction: topk on Euclidean distance, majority vote, ties to the smallest label."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grader.expect import expect_raises
+from tests.strategies import float_tensors
+
+pytestmark = pytest.mark.exercise(points=10)
+
+# Relative slack on squared distances: two training points whose distances to a
+# query are this close count as tied, and either may be among the k nearest.
+DISTANCE_SLACK = {torch.float64: 1e-9, torch.float32: 1e-4}
+
+
+@dataclass
+class KnnCase:
+    train_x: torch.Tensor  # (N, D)
+    train_y: torch.Tensor  # (N,) int64
+    queries: torch.Tensor  # (M, D)
+    k: int
+
+    def call(self, knn_predict, device: str = "cpu"):
+        return knn_predict(self.train_x.to(device), self.train_y.to(device),
+                           self.queries.to(device), self.k)
+
+
+def coordinates(dim: int, dtype: torch.dtype) -> st.SearchStrategy[list[float]]:
+    width = 64 if dtype == torch.float64 else 32
+    return st.lists(st.floats(-5, 5, width=width), min_size=dim, max_size=dim)
+
+
+@st.composite
+def knn_cases(draw, dtypes=(torch.float64, torch.float32)) -> KnnCase:
+    """1-10 training points in 1-3 dimensions with labels 0-3, and 1-5 queries.
+
+    Drawn as lists of points (not whole arrays) so that a failing case shrinks by
+    dropping points and queries until only the ones that matter are left.
+    """
+    dim = draw(st.integers(1, 3), label="D")
+    dtype = draw(st.sampled_from(dtypes), label="dtype")
+    points = draw(st.lists(st.tuples(coordinates(dim, dtype), st.integers(0, 3)),
+                           min_size=1, max_size=10), label="training points (x, y)")
+    queries = draw(st.lists(coordinates(dim, dtype), min_size=1, max_size=5), label="queries")
+    k = draw(st.integers(1, len(points)), label="k")
+    return KnnCase(torch.tensor([x for x, _ in points], dtype=dtype),
+                   torch.tensor([y for _, y in points], dtype=torch.int64),
+                   torch.tensor(queries, dtype=dtype), k)
+
+
+# ------------------------------------------------------------------ the oracle
+
+
+def winner(counts: Counter) -> int:
+    """Most votes; among tied labels the smallest."""
+    best = max(counts.values())
+    return min(label for label, c in counts.items() if c == best)
+
+
+def fillings(tied: Counter, r: int) -> Iterator[Counter]:
+    """Every way to take ``r`` points out of the tied ones, as label counts."""
+    labels = sorted(tied)
+
+    def walk(i: int, left: int, taken: Counter) -> Iterator[Counter]:
+        if i == len(labels):
+            if left == 0:
+                yield taken
+            return
+        for take in range(min(left, tied[labels[i]]) + 1):
+            yield from walk(i + 1, left - take, taken + Counter({labels[i]: take}))
+
+    yield from walk(0, r, Counter())
+
+
+def acceptable_labels(case: KnnCase, q: int) -> tuple[set[int], list[int]]:
+    """The labels a correct vote may give query ``q``, and its neighbours' labels by distance.
+
+    Usually one label. Only when training points tie in distance across the k-th
+    place (any of them may be the k-th neighbour) can there be several.
+    """
+    x, query = case.train_x.double(), case.queries[q].double()
+    distances = ((x - query) ** 2).sum(-1).tolist()
+    labels = case.train_y.tolist()
+    scale = 1 + x.shape[1] * max(x.abs().max().item(), query.abs().max().item()) ** 2
+    slack = DISTANCE_SLACK[case.train_x.dtype] * scale
+    kth = sorted(distances)[case.k - 1]
+    inside = Counter(y for d, y in zip(distances, labels) if d < kth - slack)
+    tied = Counter(y for d, y in zip(distances, labels) if abs(d - kth) <= slack)
+    by_distance = [y for _, y in sorted(zip(distances, labels), key=lambda p: p[0])]
+    choices = {winner(inside + taken) for taken in fillings(tied, case.k - inside.total())}
+    return choices, by_distance
+
+
+def as_labels(result, case: KnnCase, device: str = "cpu") -> list[int]:
+    m = len(case.queries)
+    assert type(result) is torch.Tensor, (
+        f"knn_predict returned a {type(result).__name__}; expected a torch.Tensor of labels")
+    assert result.dtype == torch.int64 and tuple(result.shape) == (m,), (
+        f"knn_predict returned a {result.dtype} tensor of shape {tuple(result.shape)}; expected "
+        f"torch.int64 labels of shape ({m},), one per query")
+    assert result.device.type == device, (
+        f"the labels are on {result.device}; expected them on {device}, with the inputs")
+    return result.tolist()
+
+
+def check_votes(knn_predict, case: KnnCase, device: str = "cpu") -> None:
+    got = as_labels(case.call(knn_predict, device), case, device)
+    for q, label in enumerate(got):
+        choices, by_distance = acceptable_labels(case, q)
+        assert label in choices, (
+            f"query {q} (k={case.k}): predicted label {label}, expected "
+            f"{' or '.join(map(str, sorted(choices)))}. Training labels from nearest to farthest: "
+            f"{by_distance}; the vote is over the first {case.k}, and a tie goes to the smallest "
+            "label")
+
+
+# ------------------------------------------------------------------ properties
+
+
+@pytest.mark.weight(4)
+@given(knn_cases())
+def test_predictions_are_the_vote_of_the_k_nearest(impl, case):
+    check_votes(impl.knn_predict, case)
+
+
+@st.composite
+def tie_cases(draw) -> tuple[KnnCase, int]:
+    """A query whose k = 2p nearest neighbours split p : p between labels small < large,
+    the nearest one labelled large; farther points (not neighbours) are labelled large too."""
+    pairs = draw(st.integers(1, 3), label="p")
+    small = draw(st.integers(0, 3), label="small label")
+    large = draw(st.integers(small + 1, 4), label="large label")
+    far = draw(st.integers(0, 3), label="farther points")
+    dim, axis = draw(st.integers(1, 3), label="D"), draw(st.integers(0, 2), label="axis")
+    direction = draw(st.sampled_from([1.0, -1.0]), label="direction")
+    query = draw(float_tensors((1, dim), low=-3, high=3), label="query")
+    labels = [large if i % 2 == 0 else small for i in range(2 * pairs)] + [large] * far
+    steps = list(range(1, 2 * pairs + 1)) + [20 + i for i in range(far)]
+    points = query.repeat(len(steps), 1)
+    points[:, axis % dim] += direction * torch.tensor(steps, dtype=torch.float64)
+    order = draw(st.permutations(range(len(steps))), label="training order")
+    case = KnnCase(points[list(order)], torch.tensor([labels[i] for i in order]), query, 2 * pairs)
+    return case, small
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=50)
+@given(tie_cases())
+def test_vote_ties_go_to_the_smallest_label(impl, tie):
+    case, small = tie
+    got = as_labels(case.call(impl.knn_predict), case)
+    _, by_distance = acceptable_labels(case, 0)
+    assert got == [small], (
+        f"the {case.k} nearest neighbours have labels {by_distance[:case.k]} (nearest first): "
+        f"a tie between {small} and {by_distance[0]}; expected the smaller label {small}, "
+        f"got {got[0]}")
+
+
+@settings(max_examples=30)
+@given(knn_cases())
+def test_returns_int64_labels_one_per_query(impl, case):
+    as_labels(case.call(impl.knn_predict), case)
+
+
+@settings(max_examples=20)
+@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from(["zero", "negative", "more than N"]))
+def test_bad_k_raises_value_error(impl, case, why):
+    k = {"zero": 0, "negative": -1, "more than N": len(case.train_x) + 1}[why]
+    with expect_raises(ValueError, when=f"k is {why} (k={k}, N={len(case.train_x)})"):
+        impl.knn_predict(case.train_x, case.train_y, case.queries, k)
+
+
+# ------------------------------------------------------------------ GPU
+
+
+@pytest.mark.cuda
+@settings(max_examples=30)
+@given(knn_cases(dtypes=(torch.float32,)))
+def test_float32_on_gpu_votes_like_float64(impl, case):
+    """Distances in float32 on the GPU, indices and labels on the GPU: the same votes
+    (up to float32-sized distance ties), and the labels stay on the GPU."""
+    check_votes(impl.knn_predict, case, "cuda")
