@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.results import verdicts
+
 REPO = Path(__file__).resolve().parents[1]
 MUTANTS = REPO / "grader" / "tests" / "mutants"
 
@@ -43,12 +45,6 @@ def grade(submission: Path, out: Path, drills: list[str], workers: int, *extra: 
                     "-n", str(workers), "--only", *drills, *extra],
                    cwd=REPO, check=True, capture_output=True)
     return time.perf_counter() - start, json.loads((out / "results.json").read_text())
-
-
-def verdicts(results: dict) -> list:
-    """Each drill's score and which properties passed (a failure's kind may differ)."""
-    return [(e["id"], e["score"], [(t["name"], t["outcome"] == "passed") for t in e["tests"]])
-            for e in results["exercises"]]
 
 
 def main() -> None:

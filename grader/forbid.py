@@ -37,7 +37,7 @@ def canonical_name(name: str) -> str:
     return name
 
 
-@functools.cache  # a guard resolves every forbidden name on each student call
+@functools.cache  # drills share names (F.conv2d), and each test builds its own Forbidden
 def _resolve(dotted: str) -> object:
     module_name, _, attr = dotted.rpartition(".")
     while module_name:
@@ -79,6 +79,21 @@ class Forbidden:
     def from_marker(cls, forbid: Mapping[str, str] | None) -> Forbidden:
         return cls({canonical_name(k): v for k, v in (forbid or {}).items()})
 
+    @functools.cached_property
+    def _targets(self) -> _Targets:
+        """How each forbidden API is caught: worked out once, not on every guarded call."""
+        classes = {n: h for n, h in self.hints.items() if isinstance(_resolve(n), type)}
+        functions = {n: h for n, h in self.hints.items() if n not in classes}
+        # Some builtins have no name for resolve_name (torch._C._nn.pad_sequence, the
+        # kernel behind torch.nn.utils.rnn.pad_sequence, a plain Python function the
+        # mode never sees): recognise the forbidden objects themselves too.
+        by_identity: dict[int, str] = {}
+        for name in functions:
+            by_identity.setdefault(id(_resolve(name)), name)
+        watched = {_resolve(n).__code__: (n, h) for n, h in functions.items()
+                   if _unseen_by_mode(_resolve(n))}
+        return _Targets(classes, functions, by_identity, watched)
+
     @contextmanager
     def guard(self) -> Iterator[list[ForbiddenUse]]:
         """Run the body with every forbidden API refused; yields the uses seen."""
@@ -86,25 +101,28 @@ class Forbidden:
         if not self.hints:
             yield uses
             return
-        classes = {n: h for n, h in self.hints.items() if isinstance(_resolve(n), type)}
-        functions = {n: h for n, h in self.hints.items() if n not in classes}
-        unseen = {n: h for n, h in functions.items() if _unseen_by_mode(_resolve(n))}
-        with _ClassGuard.active(classes, uses), _FunctionMode(functions, uses), \
-                _CallWatch.active(unseen, uses):
+        targets = self._targets
+        with _ClassGuard.active(targets.classes, uses), \
+                _FunctionMode(targets.functions, targets.by_identity, uses), \
+                _CallWatch.active(targets.watched, uses):
             yield uses
 
 
+@dataclass(frozen=True)
+class _Targets:
+    classes: dict[str, str]  # name -> hint: refused by patching __init__
+    functions: dict[str, str]  # name -> hint: refused by the TorchFunctionMode
+    by_identity: dict[int, str]  # id(forbidden object) -> name, for unnamed builtins
+    watched: dict[types.CodeType, tuple[str, str]]  # code -> (name, hint): the call watch
+
+
 class _FunctionMode(TorchFunctionMode):
-    def __init__(self, hints: dict[str, str], uses: list[ForbiddenUse]):
+    def __init__(self, hints: dict[str, str], by_identity: dict[int, str],
+                 uses: list[ForbiddenUse]):
         super().__init__()
         self.hints = hints
+        self.by_identity = by_identity
         self.uses = uses
-        # Some builtins have no name for resolve_name (torch._C._nn.pad_sequence, the
-        # kernel behind torch.nn.utils.rnn.pad_sequence, a plain Python function the
-        # mode never sees): recognise the forbidden objects themselves too.
-        self.by_identity: dict[int, str] = {}
-        for name in hints:
-            self.by_identity.setdefault(id(_resolve(name)), name)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = resolve_name(func)
@@ -127,11 +145,11 @@ class _CallWatch:
 
     @staticmethod
     @contextmanager
-    def active(hints: dict[str, str], uses: list[ForbiddenUse]) -> Iterator[None]:
-        if not hints:
+    def active(targets: dict[types.CodeType, tuple[str, str]],
+               uses: list[ForbiddenUse]) -> Iterator[None]:
+        if not targets:
             yield
             return
-        targets = {_resolve(name).__code__: (name, hint) for name, hint in hints.items()}
         previous = sys.getprofile()
 
         def watch(frame, event, arg):

@@ -117,18 +117,29 @@ class _DoneWork:
 def threaded_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
                    collective: str = "all_reduce") -> RankRun:
     """``call(*rank_args[r], **{collective: fake})`` on every rank r, as threads."""
+    fake = _CountingAllReduce(len(rank_args))
+    results = _rank_threads(call, rank_args, lambda rank: {collective: fake.for_rank(rank)},
+                            fake.finish)
+    return RankRun(results, fake.calls)
+
+
+def _rank_threads(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
+                  rank_kwargs: Callable[[int], dict[str, Any]],
+                  finish: Callable[[int], None]) -> list[Any]:
+    """``call(*rank_args[r], **rank_kwargs(r))`` on every rank r at once, one thread
+    each; ``finish(r)`` tells the fake when rank r is gone (so waiting ranks learn it).
+    Returns the per-rank results, or raises the most telling rank error."""
     world = len(rank_args)
-    fake = _CountingAllReduce(world)
     results: list[Any] = [None] * world
     errors: list[BaseException | None] = [None] * world
 
     def run(rank: int) -> None:
         try:
-            results[rank] = call(*rank_args[rank], **{collective: fake.for_rank(rank)})
+            results[rank] = call(*rank_args[rank], **rank_kwargs(rank))
         except BaseException as exc:  # noqa: BLE001 - re-raised in the grader's thread
             errors[rank] = exc
         finally:
-            fake.finish(rank)
+            finish(rank)
 
     threads = [threading.Thread(target=run, args=(r,), name=f"rank-{r}", daemon=True)
                for r in range(world)]
@@ -137,7 +148,7 @@ def threaded_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
     for t in threads:
         t.join()
     _raise_first(errors)
-    return RankRun(results, fake.calls)
+    return results
 
 
 def _raise_first(errors: Sequence[BaseException | None]) -> None:
@@ -296,27 +307,8 @@ class _PointToPoint:
 
 def threaded_p2p_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]]) -> P2PRun:
     """``call(*rank_args[r], send=, recv=, rank=r, world_size=)`` on every rank r, as threads."""
-    world = len(rank_args)
-    fake = _PointToPoint(world)
-    results: list[Any] = [None] * world
-    errors: list[BaseException | None] = [None] * world
-
-    def run(rank: int) -> None:
-        try:
-            results[rank] = call(*rank_args[rank], **fake.for_rank(rank))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the grader's thread
-            errors[rank] = exc
-        finally:
-            fake.finish(rank)
-
-    threads = [threading.Thread(target=run, args=(r,), name=f"rank-{r}", daemon=True)
-               for r in range(world)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    _raise_first(errors)
-    return P2PRun(results, fake.sent)
+    fake = _PointToPoint(len(rank_args))
+    return P2PRun(_rank_threads(call, rank_args, fake.for_rank, fake.finish), fake.sent)
 
 
 # ---------------------------------------------------------------- real gloo ranks

@@ -115,6 +115,18 @@ def read(path: Path) -> dict[str, Any]:
     return data
 
 
+def verdicts(results: dict[str, Any]) -> dict[str, Any]:
+    """What must be identical between a grading with shrinking and one without: the
+    scores, and whether each property passed, lost its points or did not count (the
+    kind of a loss may differ: the shrinker can walk from a wrong answer to a smaller
+    input that raises)."""
+    lost = {"failed", "error", "timed_out"}
+    return {"score": results["score"],
+            **{e["id"]: (e["score"], [(t["name"], "lost" if t["outcome"] in lost else t["outcome"])
+                                      for t in e["tests"]])
+               for e in results["exercises"]}}
+
+
 def outcomes_only(results: dict[str, Any]) -> dict[str, Any]:
     """What must be identical between two gradings of the same submission."""
     return {

@@ -1,9 +1,10 @@
-"""Numeric helpers the drills' tests share: full float32 precision on a GPU,
-random output weights that ignore memory layout, and per-parameter gradient checks."""
+"""Numeric helpers the drills' tests share: full float32 precision on a GPU, float32
+on a device against a float64 CPU oracle, random output weights that ignore memory
+layout, and per-parameter gradient checks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 import torch
@@ -28,6 +29,19 @@ def full_float32() -> Iterator[None]:
     finally:
         torch.backends.cudnn.allow_tf32 = previous[0]
         torch.set_float32_matmul_precision(previous[1])
+
+
+def float32_on_device_and_float64_oracle(
+        device: str, fn: Callable[..., object], oracle: Callable[..., torch.Tensor],
+        tensors: Sequence[torch.Tensor | None], kwargs: dict[str, object],
+) -> tuple[object, torch.Tensor]:
+    """``(fn on float32 copies on device, oracle in float64 on the CPU)`` from the same
+    float32-rounded values (None stays None), with TF32 off while ``fn`` runs."""
+    rounded = [None if t is None else t.float() for t in tensors]
+    expected = oracle(*(None if t is None else t.double() for t in rounded), **kwargs)
+    with full_float32():
+        got = fn(*(None if t is None else t.to(device) for t in rounded), **kwargs)
+    return got, expected
 
 
 def random_weights(out: torch.Tensor) -> torch.Tensor:

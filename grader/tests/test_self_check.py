@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.results import outcomes_only
+from grader.results import outcomes_only, verdicts
 from grader.tests.grading import REPO, run_grade
 
 pytestmark = pytest.mark.xdist_group("self-check")
@@ -64,11 +64,3 @@ def test_serial_and_parallel_grading_agree(tmp_path):
     assert unshrunk["environment"]["shrink"] is False and serial["environment"]["shrink"] is True
     assert verdicts(unshrunk) == verdicts(serial)
 
-
-def verdicts(results: dict) -> dict[str, object]:
-    """Every score, and whether each property passed, lost its points or did not count."""
-    lost = {"failed", "error", "timed_out"}
-    return {"score": results["score"],
-            **{e["id"]: (e["score"], [(t["name"], "lost" if t["outcome"] in lost else t["outcome"])
-                                      for t in e["tests"]])
-               for e in results["exercises"]}}

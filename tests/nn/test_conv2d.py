@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same
-from tests.numerics import full_float32, random_weights
+from tests.numerics import float32_on_device_and_float64_oracle, random_weights
 from tests.strategies import float_tensors
 
 _INSTEAD = ("slide the kernel yourself: F.pad for the zeros, then loops over the output "
@@ -156,10 +156,8 @@ def test_conv2d_gradients_match_f_conv2d(impl, case):
 def check_float32_on(device: str, conv, case: ConvCase) -> None:
     """``conv`` in float32 on ``device`` against float64 F.conv2d on the CPU, from the
     same float32-rounded inputs; the output must stay float32 on ``device``."""
-    rounded = [None if t is None else t.float() for t in case.clones()]
-    expected = F.conv2d(*(None if t is None else t.double() for t in rounded), **case.kwargs())
-    with full_float32():
-        got = conv(*(None if t is None else t.to(device) for t in rounded), **case.kwargs())
+    got, expected = float32_on_device_and_float64_oracle(device, conv, F.conv2d, case.clones(),
+                                                         case.kwargs())
     assert isinstance(got, torch.Tensor), f"conv2d returned {type(got).__name__}, not a tensor"
     assert got.dtype == torch.float32 and got.device.type == device, (
         f"the output is {got.dtype} on {got.device}; expected float32 on {device}, like the "

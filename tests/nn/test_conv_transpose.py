@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same
-from tests.numerics import full_float32, random_weights
+from tests.numerics import float32_on_device_and_float64_oracle, random_weights
 from tests.strategies import float_tensors
 
 _INSTEAD = ("spread x out with stride - 1 zeros between pixels, F.pad it by kernel - 1 - padding, "
@@ -154,12 +154,8 @@ def test_gradients_match_f_conv_transpose2d(impl, case):
 def check_float32_on(device: str, conv_transpose, case: TransposeCase) -> None:
     """``conv_transpose`` in float32 on ``device`` against float64 F.conv_transpose2d on
     the CPU, from the same float32-rounded inputs; the output stays float32 on ``device``."""
-    rounded = [None if t is None else t.float() for t in case.clones()]
-    expected = F.conv_transpose2d(*(None if t is None else t.double() for t in rounded),
-                                  **case.kwargs())
-    with full_float32():
-        got = conv_transpose(*(None if t is None else t.to(device) for t in rounded),
-                             **case.kwargs())
+    got, expected = float32_on_device_and_float64_oracle(
+        device, conv_transpose, F.conv_transpose2d, case.clones(), case.kwargs())
     assert isinstance(got, torch.Tensor), f"conv_transpose2d returned {type(got).__name__}"
     assert got.dtype == torch.float32 and got.device.type == device, (
         f"the output is {got.dtype} on {got.device}; expected float32 on {device}, like the "
