@@ -183,12 +183,29 @@ def cmd_grade(args: argparse.Namespace) -> int:
     submission = resolve_submission(course, args.submission)
     out = Path(args.out) if args.out else course / "reports"
     _templates(course)  # a missing template is reported now, not after grading
+    extra = ["--isolation", isolation(args.isolation, course, submission)]
+    extra += [f"--sandbox-off={layer}" for layer in args.sandbox_off or []]
+    if args.call_timeout is not None:
+        extra += ["--call-timeout", str(args.call_timeout)]
+    if args.test_timeout is not None:
+        extra += ["--test-timeout", str(args.test_timeout)]
+    if args.no_shrink:
+        extra.append("--no-shrink")
     results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
-                    profile=args.profile, extra_args=["--no-shrink"] if args.no_shrink else None)
+                    profile=args.profile, extra_args=extra)
     table.render(results, verbose=args.verbose)
     print(f"results: {out / 'results.json'}")
     _publish(results, out, course, args)
     return EXIT_OK
+
+
+def isolation(given: str, course: Path, submission: Path) -> str:
+    """``auto``: in-process for the course's own exercises/ and reference/ (a learner's
+    own work, the instructor's solutions), the sandbox for anything else."""
+    if given != "auto":
+        return given
+    own = {(course / "exercises").resolve(), (course / "reference").resolve()}
+    return "none" if submission.resolve() in own else "sandbox"
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -271,6 +288,24 @@ def build_parser() -> argparse.ArgumentParser:
                         "are the first failing inputs found, not the smallest")
     g.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: found "
                                                    "from the current folder upwards)")
+    g.add_argument("--isolation", choices=["auto", "none", "process", "sandbox"], default="auto",
+                   help="where the submission's code runs. sandbox: a confined worker process "
+                        "per exercise (namespaces, dropped uid, Landlock, seccomp, rlimits: "
+                        "for other people's code); process: a clean worker process, unconfined; "
+                        "none: in the grader (fast to debug; your own code only). auto "
+                        "(default): none for this course's exercises/ and reference/, "
+                        "sandbox for any other folder")
+    g.add_argument("--sandbox-off", action="append", metavar="LAYER",
+                   choices=["bwrap", "uid", "landlock", "seccomp", "rlimits"],
+                   help="switch one confinement layer off (repeatable; also the environment "
+                        "variable TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the "
+                        "report say which layers ran")
+    g.add_argument("--call-timeout", type=float, metavar="SECONDS",
+                   help="wall-clock limit per call of the submission's code in a worker "
+                        "(default 10); after 2 timeouts a function's remaining tests are "
+                        "'timed out' without calling it")
+    g.add_argument("--test-timeout", type=float, metavar="SECONDS",
+                   help="wall-clock limit per test (default 120)")
     _add_output_options(g)
     g.set_defaults(run=cmd_grade)
 

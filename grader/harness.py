@@ -40,6 +40,22 @@ class CollectiveMismatch(RuntimeError):
     """The ranks did not make matching collective calls."""
 
 
+class BatchSizes:
+    """A forward pre-hook that records the batch size of every forward call.
+
+    ``model.register_forward_pre_hook(seen := BatchSizes())``, call the student's
+    function, read ``seen.sizes``. Unlike a lambda it crosses the sandbox boundary
+    (``grader.wire`` carries it as its list of sizes, and brings the list back), so
+    a property about *how* a model was called works in every isolation mode.
+    """
+
+    def __init__(self, sizes: list[int] | None = None):
+        self.sizes: list[int] = list(sizes or [])
+
+    def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
+        self.sizes.append(int(args[0].shape[0]))
+
+
 @dataclass
 class RankRun:
     results: list[Any]  # what each rank's call returned
@@ -413,41 +429,44 @@ def gloo_ranks(path: Path, exercise_id: str, function: str,
     return results
 
 
+def gloo_rank_call(fn: Callable[..., Any], function: str, path: Path | str,
+                   forbidden: Any, args: Sequence[Any], rank: int, world: int,
+                   init_file: str, p2p: bool = False) -> Any:
+    """One gloo rank: join the group through ``init_file``, then run the student's
+    ``fn(*args)`` under the drill's guard (``grader.impl.guarded_call``). Runs in a
+    rank process: a forkserver child here, a sandbox worker when grading in one."""
+    import torch.distributed as dist
+
+    from grader.impl import guarded_call
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
+    extra = {"send": dist.send, "recv": dist.recv, "rank": rank, "world_size": world} if p2p else {}
+    result = guarded_call(fn, f"{function}()", Path(path), forbidden, args, extra)
+    dist.destroy_process_group()
+    return result
+
+
 def _gloo_rank(path: str, exercise_id: str, function: str, rank: int, world: int,
                init_file: str, plain_args: Any, forbid: dict[str, str], q: Any,
                p2p: bool = False) -> None:
     """One rank, in a process forked from the forkserver."""
-    import torch.distributed as dist
-
     from grader.forbid import Forbidden
-    from grader.loader import load_exercise, student_traceback
+    from grader.loader import load_exercise
 
-    torch.set_num_threads(1)
     root = Path(path[: -len(exercise_id) - 3])
     try:
-        module = load_exercise(root, exercise_id)
-        dist.init_process_group("gloo", init_method=f"file://{init_file}",
-                                rank=rank, world_size=world)
-        error: BaseException | None = None
-        with Forbidden(forbid).guard() as uses:
-            try:
-                extra = ({"send": dist.send, "recv": dist.recv, "rank": rank, "world_size": world}
-                         if p2p else {})
-                result = getattr(module, function)(*from_plain(plain_args), **extra)
-            except BaseException as exc:  # noqa: BLE001 - judged below
-                error = exc
-        if uses:
-            q.put((rank, "forbidden", uses[0].message(f"{function}()")))
-            return
-        if error is not None:
-            raise error
+        fn = getattr(load_exercise(root, exercise_id), function)
+        result = gloo_rank_call(fn, function, path, Forbidden(forbid), from_plain(plain_args),
+                                rank, world, init_file, p2p)
         q.put((rank, "ok", to_plain(result)))
-        dist.destroy_process_group()
-    except NotImplementedError as exc:
-        q.put((rank, "not_attempted", f"{function}() raised NotImplementedError: {exc}".rstrip(": ")))
     except NotAttempted as exc:
         q.put((rank, "not_attempted", str(exc)))
     except SubmissionError as exc:
         q.put((rank, "submission_error", str(exc)))
+    except AssertionError as exc:  # a forbidden API
+        q.put((rank, "forbidden", str(exc)))
+    except StudentError as exc:
+        q.put((rank, "error", type(exc.original).__name__, str(exc.original), exc.traceback_text))
     except BaseException as exc:  # noqa: BLE001 - reported to the grader
-        q.put((rank, "error", type(exc).__name__, str(exc), student_traceback(exc, path)))
+        q.put((rank, "error", type(exc).__name__, str(exc), ""))

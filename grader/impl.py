@@ -39,6 +39,28 @@ def _in_final_example() -> bool:
     return bool(current_build_context().is_final)
 
 
+def guarded_call(fn: Callable[..., Any], what: str, path: Path, forbidden: Forbidden,
+                 args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    """``fn(*args, **kwargs)`` with the drill's forbidden APIs refused, and what it
+    raised turned into the grading outcome (see the module docstring)."""
+    with forbidden.guard() as uses:
+        try:
+            result = fn(*args, **kwargs)
+        except NotImplementedError as exc:
+            raise NotAttempted(f"{what} raised NotImplementedError: {exc}".rstrip(": ")) from None
+        except (TimedOut, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - anything the student raises
+            if uses:
+                raise AssertionError(uses[0].message(what)) from None
+            text = student_traceback(exc, path) or "".join(
+                traceback.format_exception_only(type(exc), exc))
+            raise StudentError(what, exc, text) from None
+    if uses:
+        raise AssertionError(uses[0].message(what))
+    return result
+
+
 class Implementation:
     """A submission's exercise module, seen through the grading contract."""
 
@@ -77,27 +99,21 @@ class Implementation:
 
     def _guarded_call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any],
                       record: dict[str, Any] | None) -> Any:
-        fn = self.function(name)
-        with self.forbidden.guard() as uses:
-            try:
-                result = fn(*args, **kwargs)
-            except NotImplementedError as exc:
-                raise NotAttempted(f"{name}() raised NotImplementedError: {exc}".rstrip(": ")) from None
-            except (TimedOut, KeyboardInterrupt):
-                raise
-            except BaseException as exc:  # noqa: BLE001 - anything the student raises
-                if uses:
-                    raise AssertionError(uses[0].message(f"{name}()")) from None
-                text = student_traceback(exc, self.path) or "".join(
-                    traceback.format_exception_only(type(exc), exc))
-                if record is not None:
-                    record["raised"] = f"{type(exc).__name__}: {exc}"
-                raise StudentError(f"{name}()", exc, text) from None
-        if uses:
-            raise AssertionError(uses[0].message(f"{name}()"))
+        try:
+            result = self._invoke(name, args, kwargs)
+        except StudentError as exc:
+            if record is not None:
+                record["raised"] = f"{type(exc.original).__name__}: {exc.original}"
+            raise
         if record is not None:
             record["result"] = describe(result)
         return result
+
+    def _invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """Run the student's function here, in this process (``SandboxedImplementation``
+        sends the same request to a worker, which runs this method there)."""
+        return guarded_call(self.function(name), f"{name}()", self.path, self.forbidden,
+                            args, kwargs)
 
     def _record(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
         if len(self.calls) >= MAX_RECORDED_CALLS:
@@ -125,6 +141,10 @@ class Implementation:
                 if records[rank] is not None:
                     records[rank]["rank"] = rank
 
+        return self._threaded_ranks(name, rank_args, collective, records)
+
+    def _threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
+                        records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
         def call_on_rank(*args: Any, **kwargs: Any) -> Any:
             return self._guarded_call(name, args, kwargs, records[kwargs[collective].rank])
 
@@ -142,6 +162,10 @@ class Implementation:
                     "recv": "blocking in-memory recv (grader)",
                     "rank": rank, "world_size": len(rank_args)})
 
+        return self._threaded_p2p_ranks(name, rank_args, records)
+
+    def _threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
+                            records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
         def call_on_rank(*args: Any, **kwargs: Any) -> Any:
             return self._guarded_call(name, args, kwargs, records[kwargs["rank"]])
 

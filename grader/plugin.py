@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from grader import results as results_module
+from grader import scan
 from grader.expect import Mismatch
 from grader.forbid import Forbidden
 from grader.impl import Implementation
@@ -82,6 +83,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the grading results (JSON) to FILE")
     group.addoption("--test-timeout", metavar="SECONDS", type=float, default=120.0,
                     help="wall-clock limit per test; past it the test is 'timed out' (default 120)")
+    group.addoption("--isolation", choices=("none", "process", "sandbox"), default="none",
+                    help="where student code runs: none (in this process: a learner's own work, "
+                         "debugging), process (a clean worker process per exercise), sandbox "
+                         "(that process confined: namespaces, uid, Landlock, seccomp, rlimits)")
+    group.addoption("--sandbox-off", action="append", default=[], metavar="LAYER",
+                    help="switch one confinement layer off (repeatable): bwrap, uid, landlock, "
+                         "seccomp, rlimits; also TORCHDRILL_SANDBOX_OFF=bwrap,landlock")
+    group.addoption("--call-timeout", metavar="SECONDS", type=float, default=10.0,
+                    help="wall-clock limit per call of student code in a worker; after 2 such "
+                         "timeouts a function is not called again (default 10)")
     group.addoption("--no-shrink", action="store_true", default=False,
                     help="skip hypothesis' shrinking: the same score, sooner, but each "
                          "counterexample is the first failing input found, not the smallest")
@@ -170,6 +181,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             "title": doc[0] if doc else "",
             "weight": float(weight.args[0]) if weight else 1.0,
             "hidden": item.get_closest_marker("hidden") is not None,
+            "forbid": dict(marker.kwargs.get("forbid") or {}),  # for the static scan
             "markers": sorted(m.name for m in item.iter_markers()
                               if m.name in ("cuda", "distributed", "hidden")),
         }
@@ -192,9 +204,15 @@ def impl(request: pytest.FixtureRequest) -> Implementation:
                                 "pytest.mark.exercise(points=...)")
     path = Path(str(request.node.path))
     option = request.config.getoption("submission")
-    root = Path(option) if option else course_root(path) / "exercises"
-    return Implementation(root.resolve(), exercise_id(path, marker),
-                          Forbidden.from_marker(marker.kwargs.get("forbid")))
+    root = (Path(option) if option else course_root(path) / "exercises").resolve()
+    forbidden = Forbidden.from_marker(marker.kwargs.get("forbid"))
+    isolation = request.config.getoption("isolation")
+    if isolation == "none":
+        return Implementation(root, exercise_id(path, marker), forbidden)
+    from grader import remote
+    sandbox = remote.sandbox_for(root, isolation, request.config.getoption("sandbox_off"),
+                                 request.config.getoption("call_timeout"))
+    return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden, sandbox)
 
 
 _reference_cache: dict[tuple[Path, str], ModuleType] = {}
@@ -323,12 +341,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         info = {"outcome": outcome, "message": message[:MAX_MESSAGE]}
         if outcome in (FAILED, ERROR) and exc is not None:
             info["counterexample"] = _counterexample(item, exc)
+        isolation = _isolation_used()
+        if isolation:
+            info["isolation"] = isolation
         if call.when == "call":  # later reports repeat earlier phases' output
             for stream, text in (("stdout", report.capstdout), ("stderr", report.capstderr)):
                 if text:
                     info[stream] = _capped(text)
     report.user_properties.append((OUTCOME, json.dumps(info)))
     return report
+
+
+def _isolation_used() -> dict[str, Any] | None:
+    """What confined this process's workers, once one has started (else None)."""
+    import sys
+    remote = sys.modules.get("grader.remote")
+    return remote.isolation_report() if remote is not None else None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import sys
+    remote = sys.modules.get("grader.remote")
+    if remote is not None:
+        remote.close_all()
 
 
 def _capped(text: str) -> str:
@@ -348,14 +383,20 @@ class ResultsCollector:
         self.tests: dict[str, results_module.TestRecord] = {}
         self.results: dict[str, Any] | None = None
         self.tests_dir: Path | None = None
+        self.isolation: dict[str, Any] | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
         if META not in props or OUTCOME not in props:
             return
         meta, info = json.loads(props[META]), json.loads(props[OUTCOME])
+        if info.get("isolation") and self.isolation is None:
+            self.isolation = info["isolation"]
         eid = meta["exercise"]
-        self.exercises.setdefault(eid, results_module.ExerciseInfo(eid, meta["points"], meta["title"]))
+        if eid not in self.exercises:
+            self.exercises[eid] = results_module.ExerciseInfo(
+                eid, meta["points"], meta["title"],
+                static_flags=scan.flags_for(self._submission_root(report), eid, meta.get("forbid")))
         record = self.tests.get(report.nodeid)
         if record is None:
             record = self.tests[report.nodeid] = results_module.TestRecord(
@@ -372,6 +413,12 @@ class ResultsCollector:
             record.message = info.get("message", "")
             record.counterexample = info.get("counterexample")
 
+    def _submission_root(self, report: pytest.TestReport) -> Path:
+        option = self.config.getoption("submission")
+        if option:
+            return Path(option).resolve()
+        return course_root(Path(self.config.rootpath, report.nodeid.split("::")[0])) / "exercises"
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.tests:
             return
@@ -379,7 +426,8 @@ class ResultsCollector:
         submission = str(Path(option).resolve()) if option else "exercises (default)"
         environment = {"torch": _torch_version(), "cuda_available": _cuda_available(),
                        "workers": getattr(self.config.option, "numprocesses", None) or 0,
-                       "shrink": not self.config.getoption("no_shrink")}
+                       "shrink": not self.config.getoption("no_shrink"),
+                       "isolation": self.isolation or {"mode": self.config.getoption("isolation")}}
         suite = results_module.suite_hash(self.tests_dir) if self.tests_dir else None
         self.results = results_module.build(submission, self.exercises,
                                             list(self.tests.values()), environment, suite)

@@ -43,6 +43,8 @@ class ExerciseInfo:
     id: str
     points: float
     title: str = ""
+    # grader.scan findings (``Finding.as_json()``): shown beside the score, never scored
+    static_flags: list[dict[str, Any]] = field(default_factory=list)
 
 
 def suite_hash(tests_dir: Path) -> str:
@@ -74,6 +76,7 @@ def build(submission: str, exercises: dict[str, ExerciseInfo],
             "score": scored.score,
             "max_score": scored.max_score,
             "status": scored.status,
+            "static_flags": list(info.static_flags),
             "tests": [_test_json(r) for r in records],
         })
     return {
@@ -112,6 +115,9 @@ def read(path: Path) -> dict[str, Any]:
         data = json.load(f)
     if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION:
         raise ValueError(f"{path} is not a torchdrill results file (schema {SCHEMA_VERSION})")
+    for exercise in data.get("exercises") or []:  # written before the static scan existed
+        if isinstance(exercise, dict):
+            exercise.setdefault("static_flags", [])
     return data
 
 

@@ -53,12 +53,13 @@ def render(results: dict[str, Any], file: TextIO | None = None, width: int | Non
         status = ex["status"]
         score = "pending" if status == "not_run" else present.score_text(ex["score"], ex["max_score"])
         table.add_row(escape(ex["id"]), score, f"[{STATUS_STYLE.get(status, '')}]{status.replace('_', ' ')}[/]"
-                      f"{hints_note(ex)}", first_problem(ex))
+                      f"{hints_note(ex)}{flags_note(ex) if verbose else ''}", first_problem(ex))
     total = present.score_text(results["score"], results["max_score"])
     table.add_section()
     table.add_row("total", total, "", _pending_note(results))
     console.print(table)
     if verbose:
+        render_flags(results, console)
         render_problems(results, console)
 
 
@@ -74,6 +75,23 @@ def render_problems(results: dict[str, Any], console: Console) -> None:
             console.print(heading)
             body = present.printable(present.problem_text(t)) or "(no message or counterexample recorded)"
             console.print(Text("    " + body.replace("\n", "\n    ")), soft_wrap=True)
+
+
+def render_flags(results: dict[str, Any], console: Console) -> None:
+    """What the static scan flagged, one line each: the source line is the student's
+    own text, so it is printed as ``Text``, never as markup."""
+    for ex in results["exercises"]:
+        for flag in ex.get("static_flags") or []:
+            line = Text(f"{ex['id']}: static scan: {flag.get('name')} at line {flag.get('line')}"
+                        f"{' (imported dynamically)' if flag.get('indirect') else ''}: ")
+            line.append(present.printable(str(flag.get("code", ""))), style="dim")
+            console.print(line, soft_wrap=True)
+
+
+def flags_note(exercise: dict[str, Any]) -> str:
+    """`` [2 static flags]``: the static scan found forbidden APIs (no points lost)."""
+    n = len(exercise.get("static_flags") or [])
+    return escape(f" [{n} static flag{'' if n == 1 else 's'}]") if n else ""
 
 
 def hints_note(exercise: dict[str, Any]) -> str:

@@ -52,7 +52,10 @@ def graded_round(k: int, drills: tuple[str, ...], tmp_root: Path) -> dict:
         shutil.copy(BY_DRILL[drill][k], target)
     # Whether a property fails does not depend on shrinking (test_self_check proves the
     # outcomes equal), so the corpus is graded without it: the rounds are most of CI's time.
-    return run_grade(submission, tmp_root / name / "out", "--no-shrink", "--only", *drills)
+    # Mutants are the course's own files: graded in-process (the sandbox is proved on the
+    # reference and the adversarial corpus), which keeps the longest self-check short.
+    return run_grade(submission, tmp_root / name / "out", "--no-shrink", "--isolation", "none",
+                     "--only", *drills)
 
 
 def selected_drills(k: int, session: pytest.Session) -> tuple[str, ...]:

@@ -273,3 +273,46 @@ def test_report_command_explains_what_is_missing(tmp_path, monkeypatch, capsys):
     (tmp_path / "tests" / "conftest.py").write_text("")
     assert cli.main(["report", str(tmp_path / "results.json")]) == cli.EXIT_USAGE
     assert "report_templates/student.html.j2" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ static scan flags
+
+FLAG_CODE = "return F.one_hot(x)  # <script>alert('flag')</script>"
+
+
+def flagged(results: dict[str, Any]) -> dict[str, Any]:
+    """``results`` with two static-scan flags on tensors/one_hot (one hostile)."""
+    changed = json.loads(json.dumps(results))
+    one_hot = next(e for e in changed["exercises"] if e["id"] == "tensors/one_hot")
+    one_hot["static_flags"] = [
+        {"name": "F.one_hot", "line": 12, "col": 12, "code": FLAG_CODE, "indirect": False},
+        {"name": "F.one_hot", "line": 3, "col": 5, "code": "m = importlib.import_module('torch')",
+         "indirect": True}]
+    return changed
+
+
+def test_static_flags_show_on_their_card_escaped_and_cost_nothing(results):
+    changed = flagged(results)
+    html = report.render_html(changed, REPO)
+    card = html.split('data-exercise="tensors/one_hot"', 1)[1].split("</section>", 1)[0]
+    text = re.sub(r"<[^>]+>", "", card)
+    assert "static scan: F.one_hot at line 12: return F.one_hot(x)  # &lt;script&gt;" in text
+    assert "static scan: F.one_hot at line 3 (imported dynamically)" in text
+    assert "costs no points" in text
+    assert "<script" not in html.lower()
+    assert html.count('class="static-flags"') == 1, "only the flagged exercise shows the box"
+    assert props_of(html) == props_of(report.render_html(results, REPO)), "properties unchanged"
+    assert 'class="static-flags"' not in report.render_html(results, REPO)
+
+
+def test_static_flags_are_marked_in_the_verbose_table_only(results):
+    changed = flagged(results)
+    next(e for e in changed["exercises"] if e["id"] == "tensors/one_hot")["static_flags"][0]["code"] = \
+        "[bold]not markup[/bold]"
+    plain, verbose = io.StringIO(), io.StringIO()
+    table.render(changed, file=plain)
+    table.render(changed, file=verbose, verbose=True)
+    assert "static" not in plain.getvalue()
+    text = verbose.getvalue()
+    assert "[2 static flags]" in text
+    assert "tensors/one_hot: static scan: F.one_hot at line 12: [bold]not markup[/bold]" in text

@@ -64,3 +64,12 @@ def test_serial_and_parallel_grading_agree(tmp_path):
     assert unshrunk["environment"]["shrink"] is False and serial["environment"]["shrink"] is True
     assert verdicts(unshrunk) == verdicts(serial)
 
+
+
+def test_reference_scores_full_marks_in_the_sandbox(reference_results, tmp_path):
+    """The same tests against a confined worker: the same verdict for every property."""
+    boxed = run_grade(REPO / "reference", tmp_path, "--isolation", "sandbox")
+    isolation = boxed["environment"]["isolation"]
+    assert isolation["mode"] == "sandbox" and reference_results["environment"]["isolation"]["mode"] == "none"
+    assert verdicts(boxed) == verdicts(reference_results)
+    assert boxed["score"] == boxed["max_score"]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from grader.expect import assert_same, expect_raises
+from grader.harness import BatchSizes
 from tests.numerics import assert_same_grads, grads_of
 from tests.strategies import float_tensors, int_tensors
 
@@ -121,10 +122,10 @@ def test_stale_gradients_are_discarded(impl, case):
 @given(accum_cases(allow_frozen=False))
 def test_one_forward_per_micro_batch(impl, case):
     model, batches = case.copies()
-    seen: list[int] = []
-    model.register_forward_pre_hook(lambda module, args: seen.append(args[0].shape[0]))
+    recorder = BatchSizes()  # a lambda could not cross into a sandboxed worker
+    model.register_forward_pre_hook(recorder)
     impl.accumulated_gradients(model, case.loss_name, batches)
-    sizes = [x.shape[0] for x, _ in batches]
+    sizes, seen = [x.shape[0] for x, _ in batches], recorder.sizes
     assert seen == sizes, (
         f"the model ran forward on batches of {seen} sample(s); with micro-batches of {sizes} "
         "it must run once per micro-batch, on that micro-batch alone, in order (one big "

@@ -1,0 +1,439 @@
+"""The trusted side of the trust boundary: run a submission in sandboxed workers.
+
+``SandboxedImplementation`` is the ``impl`` the tests see under ``--isolation
+process`` or ``sandbox``. It keeps every guarantee of the in-process one (same
+outcomes, same counterexample records) but sends each call to a worker
+(``grader.worker``) and rebuilds the answer from plain data (``grader.wire``).
+
+One ``Sandbox`` per submission and pytest process: a private tmp holding a copy
+of the submission's ``.py`` files (nothing else from its folder), one zygote
+started from a clean interpreter, and one worker per exercise forked from it, so
+an exercise that crashes, hangs or poisons its interpreter costs only its own
+points. The grader enforces wall-clock limits itself: a call past
+``--call-timeout`` kills its worker (the next call gets a fresh one), and after
+``MAX_TIMEOUTS`` such calls the function is not called again: its remaining
+tests are "timed out" at once.
+
+Gradients cross too: when a call's inputs require grad and its outputs do, the
+outputs come back attached to a ``_Bridge`` autograd node whose backward asks
+the worker for the gradients through the graph it kept.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from grader import confine, harness, wire
+from grader.describe import describe
+from grader.forbid import Forbidden
+from grader.impl import Implementation
+from grader.outcomes import NotAttempted, StudentError, SubmissionError, TimedOut
+
+ISOLATION_MODES = ("none", "process", "sandbox")
+DEFAULT_CALL_TIMEOUT_S = 10.0
+GLOO_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
+MAX_TIMEOUTS = 2  # calls of one function past the limit before it is no longer called
+MAX_SOURCE_BYTES = 1 * 2**20  # per .py file copied from the submission
+MAX_SUBMISSION_BYTES = 16 * 2**20
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself could not be set up (not the student's fault)."""
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- the sandbox
+
+class Sandbox:
+    """One submission's private tmp, zygote and workers (see the module docstring)."""
+
+    def __init__(self, submission: Path, isolation: str, off: Collection[str] = (),
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S):
+        self.submission = submission
+        self.call_timeout = call_timeout
+        self.plan = confine.plan(isolation, off)
+        self.applied: dict[str, str] | None = None
+        self.tmp = Path(tempfile.mkdtemp(prefix="torchdrill-sandbox-"))
+        os.chmod(self.tmp, 0o755)
+        self.copy = self.tmp / "submission"
+        copy_sources(submission, self.copy)
+        self.workers: dict[str, _Worker] = {}
+        self.timeouts: Counter[tuple[str, str]] = Counter()
+        self._lock = threading.Lock()
+        self._serial = 0
+        self._start_zygote()
+
+    def _start_zygote(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        argv = [sys.executable, "-I", "-m", "grader.worker"]
+        self._log = open(self.tmp / "zygote.log", "wb")
+        self.proc = subprocess.Popen(
+            confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs, stdout=self._log,
+            stderr=self._log, env=confine.scrubbed_env(), cwd=self.tmp, close_fds=True,
+            start_new_session=True)
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(START_TIMEOUT_S)
+
+    def _control(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        with self._lock:
+            try:
+                socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+                reply = self.control.recv(1 << 16)
+            except OSError as exc:
+                raise SandboxError(f"the sandbox's zygote is gone ({exc}); see {self.tmp / 'zygote.log'}") from None
+        if not reply:
+            raise SandboxError(f"the sandbox's zygote exited; its log: {self._zygote_log()}")
+        return json.loads(reply)
+
+    def _zygote_log(self) -> str:
+        try:
+            return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:]
+        except OSError:
+            return "(none)"
+
+    def fork(self, exercise: str, forbid: dict[str, str], role: str = "worker",
+             shared: Path | None = None) -> _Worker:
+        """A new worker for ``exercise``, confined, with its own private tmp (and
+        ``shared``, a folder gloo ranks meet in, also writable)."""
+        self._serial += 1
+        tmp = self.tmp / f"w{self._serial}"
+        tmp.mkdir(mode=0o700)
+        if self.plan.on("uid"):
+            os.chown(tmp, confine.NOBODY, confine.NOBODY)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        request = {"op": "fork", "plan": self.plan.to_json(), "copy": str(self.copy),
+                   "submission": str(self.submission), "exercise": exercise, "forbid": forbid,
+                   "tmp": str(tmp), "role": role, "shared": str(shared) if shared else None}
+        try:
+            pid = int(self._control(request, [theirs.fileno()])["pid"])
+        finally:
+            theirs.close()
+        worker = _Worker(self, ours, pid, tmp)
+        ours.settimeout(START_TIMEOUT_S)
+        try:
+            hello, _ = wire.receive(ours)
+        except (OSError, EOFError, wire.WireError) as exc:
+            worker.kill()
+            raise SandboxError(f"a sandbox worker did not start ({exc}); zygote log: "
+                               f"{self._zygote_log()}") from None
+        if self.applied is None:
+            self.applied = {k: str(v) for k, v in dict(hello.get("applied") or {}).items()}
+        return worker
+
+    def worker(self, exercise: str, forbid: dict[str, str]) -> _Worker:
+        worker = self.workers.get(exercise)
+        if worker is None or not worker.alive:
+            worker = self.workers[exercise] = self.fork(exercise, forbid)
+        return worker
+
+    def request(self, exercise: str, forbid: dict[str, str], function: str,
+                header: dict[str, Any], buffers: Sequence[memoryview]) -> tuple[dict[str, Any], bytearray]:
+        """Send one request to ``exercise``'s worker and wait for its answer, within the limit."""
+        key = (exercise, function)
+        if self.timeouts[key] >= MAX_TIMEOUTS:
+            raise TimedOut(f"{function}() was not called: {self.timeouts[key]} earlier calls ran "
+                           f"past the {self.call_timeout:g} s limit")
+        worker = self.worker(exercise, forbid)
+        try:
+            return worker.exchange(header, buffers, self.call_timeout)
+        except TimeoutError:
+            worker.kill()
+            self.timeouts[key] += 1
+            raise TimedOut(f"{function}() ran past the {self.call_timeout:g} s limit per call "
+                           "(the grader stopped it)") from None
+        except _WorkerDied:
+            worker.kill()
+            raise StudentError(f"{function}()", SystemExit(
+                "the process running the submission ended during the call"),
+                "the worker process ended: the code called sys.exit/os._exit, crashed, or "
+                "went past a resource limit (memory, CPU time, file size)") from None
+        except wire.WireError as exc:
+            worker.kill()
+            raise StudentError(f"{function}()", ValueError(f"its result broke the grading "
+                                                           f"contract: {exc}"), "") from None
+        except BaseException:  # the grader's own clock, Ctrl-C: the worker's state is unknown
+            worker.kill()
+            raise
+
+    def close(self) -> None:
+        for worker in list(self.workers.values()):
+            worker.close()
+        try:
+            self.control.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+        if os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
+            shutil.copy(self.tmp / "zygote.log", os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def report(self) -> dict[str, Any]:
+        """``environment.isolation`` for results.json."""
+        return confine.describe(self.plan, self.applied)
+
+
+class _Worker:
+    def __init__(self, sandbox: Sandbox, sock: socket.socket, pid: int, tmp: Path):
+        self.sandbox, self.sock, self.pid, self.tmp = sandbox, sock, pid, tmp
+        self.alive = True
+
+    def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview],
+                 timeout: float) -> tuple[dict[str, Any], bytearray]:
+        self.sock.settimeout(timeout)
+        try:
+            wire.send(self.sock, header, buffers)
+            return wire.receive(self.sock)
+        except (EOFError, ConnectionError, BrokenPipeError):
+            raise _WorkerDied() from None
+
+    def kill(self) -> None:
+        if self.alive:
+            self.alive = False
+            try:
+                self.sandbox._control({"op": "kill", "pid": self.pid})
+            except SandboxError:
+                pass
+            self.sock.close()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    close = kill
+
+
+def copy_sources(submission: Path, dest: Path) -> None:
+    """Copy the submission's ``.py`` files (no links, nothing else, size-capped)."""
+    total = 0
+    dest.mkdir(mode=0o755)
+    for path in sorted(submission.rglob("*.py")):
+        rel = path.relative_to(submission)
+        if path.is_symlink() or any(p.startswith(".") for p in rel.parts) or not path.is_file():
+            continue
+        size = path.stat().st_size
+        if size > MAX_SOURCE_BYTES:
+            continue  # loading it reports it missing; a 1 MiB drill file is not a drill file
+        total += size
+        if total > MAX_SUBMISSION_BYTES:
+            break
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        shutil.copyfile(path, target)
+        os.chmod(target, 0o644)
+    for folder in dest.rglob("*"):
+        if folder.is_dir():
+            os.chmod(folder, 0o755)
+
+
+# ---------------------------------------------------------------- per process
+
+_sandboxes: dict[tuple[Any, ...], Sandbox] = {}
+
+
+def sandbox_for(submission: Path, isolation: str, off: Collection[str] = (),
+                call_timeout: float = DEFAULT_CALL_TIMEOUT_S) -> Sandbox:
+    key = (submission, isolation, tuple(sorted(off)), call_timeout)
+    if key not in _sandboxes:
+        _sandboxes[key] = Sandbox(submission, isolation, off, call_timeout)
+    return _sandboxes[key]
+
+
+def isolation_report() -> dict[str, Any] | None:
+    for sandbox in _sandboxes.values():
+        if sandbox.applied is not None:
+            return sandbox.report()
+    return None
+
+
+def close_all() -> None:
+    while _sandboxes:
+        _, sandbox = _sandboxes.popitem()
+        sandbox.close()
+
+
+atexit.register(close_all)
+
+
+# ---------------------------------------------------------------- the impl
+
+class SandboxedImplementation(Implementation):
+    """``impl`` whose student code runs in a sandbox worker (``grader.worker``)."""
+
+    def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden, sandbox: Sandbox):
+        super().__init__(root, exercise_id, forbidden)
+        self.sandbox = sandbox
+
+    def _send(self, function: str, header: dict[str, Any], values: dict[str, Any]) -> tuple[Any, wire.Decoder]:
+        """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder."""
+        encoder = wire.Encoder(strict=True)
+        header = {**header, **{k: encoder.value(v) for k, v in values.items()},
+                  "objects": encoder.objects}
+        reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
+                                              header, encoder.buffers)
+        _echo(reply)
+        if "raise" in reply:
+            raise _rebuild(reply["raise"], function)
+        try:
+            decoder = wire.Decoder(reply.get("objects"), payload, known=encoder.table,
+                                   write_back=wire.write_back)
+            decoder.all_objects()
+            graph = reply.get("graph")
+            if graph:
+                self._attach(decoder, graph, encoder.table)
+            return decoder.value(reply.get("ok")), decoder
+        except wire.WireError as exc:
+            self.sandbox.workers.pop(self.exercise_id, None)
+            raise StudentError(f"{function}()", ValueError(f"its result broke the grading "
+                                                           f"contract: {exc}"), "") from None
+
+    def _attach(self, decoder: wire.Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
+        """Connect the call's outputs to its inputs through a ``_Bridge`` node."""
+        outputs = [decoder.obj(i) for i in graph["outputs"]]
+        inputs = [sent[i] for i in graph["inputs"]]
+        if not all(isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())
+                   for t in outputs):
+            raise wire.WireError("a non-float output claims to need gradients")
+
+        def backward(grads: Sequence[torch.Tensor]) -> list[torch.Tensor | None]:
+            got, _ = self._send("backward", {"op": "backward", "graph": graph["id"]},
+                                {"grads": list(grads)})
+            if type(got) is not list or len(got) != len(inputs):
+                raise wire.WireError("the backward pass answered the wrong number of gradients")
+            return got
+
+        bridged = _Bridge.apply(backward, tuple(o.detach() for o in outputs), *inputs)
+        for i, tensor in zip(graph["outputs"], bridged):
+            decoder.objects[i] = tensor
+
+    def _invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        value, _ = self._send(name, {"op": "call", "name": name},
+                              {"args": list(args), "kwargs": dict(kwargs)})
+        return value
+
+    def _threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
+                        records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
+        out, _ = self._send(name, {"op": "ranks", "name": name, "collective": collective},
+                            {"rank_args": [list(a) for a in rank_args]})
+        _record_results(records, out["results"])
+        return harness.RankRun(out["results"], out["calls"])
+
+    def _threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
+                            records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
+        out, _ = self._send(name, {"op": "p2p", "name": name},
+                            {"rank_args": [list(a) for a in rank_args]})
+        _record_results(records, out["results"])
+        return harness.P2PRun(out["results"], [[tuple(m) for m in r] for r in out["sent"]])
+
+    def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]], p2p: bool = False) -> list[Any]:
+        """Every rank is its own worker, forked from the zygote like the others."""
+        world = len(rank_args)
+        rendezvous = self.sandbox.tmp / f"gloo-{os.getpid()}-{id(rank_args)}"
+        rendezvous.mkdir(mode=0o700)
+        if self.sandbox.plan.on("uid"):
+            os.chown(rendezvous, confine.NOBODY, confine.NOBODY)
+        ranks = [self.sandbox.fork(self.exercise_id, self.forbidden.hints, role="rank",
+                                   shared=rendezvous) for _ in range(world)]
+        try:
+            encoders = []
+            for rank, worker in enumerate(ranks):
+                encoder = wire.Encoder(strict=True)
+                header = {"op": "gloo", "name": name, "rank": rank, "world": world, "p2p": p2p,
+                          "init_file": str(rendezvous / "store"),
+                          "args": encoder.value(list(rank_args[rank])), "objects": encoder.objects}
+                worker.sock.settimeout(GLOO_TIMEOUT_S)
+                wire.send(worker.sock, header, encoder.buffers)
+                encoders.append(encoder)
+            results = []
+            for rank, worker in enumerate(ranks):
+                try:
+                    reply, payload = wire.receive(worker.sock)
+                except TimeoutError:
+                    raise TimedOut(f"{name}() on {world} gloo ranks did not finish in "
+                                   f"{GLOO_TIMEOUT_S:.0f} s") from None
+                except (EOFError, ConnectionError):
+                    raise StudentError(f"{name}() on gloo rank {rank}", SystemExit(
+                        "the rank's process ended during the call"), "") from None
+                _echo(reply)
+                if "raise" in reply:
+                    raise _rebuild(reply["raise"], f"{name}() on gloo rank {rank}")
+                decoder = wire.Decoder(reply.get("objects"), payload)
+                results.append(decoder.value(reply.get("ok")))
+            return results
+        finally:
+            for worker in ranks:
+                worker.kill()
+            shutil.rmtree(rendezvous, ignore_errors=True)
+
+
+class _Bridge(torch.autograd.Function):
+    """Outputs computed in a worker, differentiable with respect to the grader's inputs."""
+
+    @staticmethod
+    def forward(ctx, backward: Callable[[Sequence[torch.Tensor]], list[Any]],
+                outputs: tuple[torch.Tensor, ...], *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        ctx.remote_backward = backward
+        return outputs
+
+    @staticmethod
+    def backward(ctx, *grads: torch.Tensor) -> tuple[Any, ...]:
+        return (None, None, *ctx.remote_backward([g.contiguous() for g in grads]))
+
+
+def _record_results(records: Sequence[dict[str, Any] | None], results: Sequence[Any]) -> None:
+    for record, result in zip(records, results):
+        if record is not None:
+            record["result"] = describe(result)
+
+
+def _echo(reply: dict[str, Any]) -> None:
+    """The student's output, as text, into this test's captured output."""
+    for stream, text in ((sys.stdout, reply.get("stdout")), (sys.stderr, reply.get("stderr"))):
+        if isinstance(text, str) and text:
+            stream.write(text)
+
+
+_NOT_REBUILT = (KeyboardInterrupt, GeneratorExit)
+
+
+def _rebuild(info: Any, function: str) -> BaseException:
+    """The outcome exception a worker described, made here from builtins only."""
+    if not isinstance(info, dict):
+        return StudentError(f"{function}()", ValueError("the worker's answer was malformed"), "")
+    kind, message = info.get("kind"), str(info.get("message", ""))[:4000]
+    if kind == "not_attempted":
+        return NotAttempted(message)
+    if kind == "submission_error":
+        return SubmissionError(message)
+    if kind == "assertion":
+        return AssertionError(message)
+    names = info.get("types") if isinstance(info.get("types"), list) else []
+    original: BaseException = RuntimeError(f"{names[0] if names else 'error'}: {message}")
+    for name in names:
+        cls = harness.CollectiveMismatch if name == "CollectiveMismatch" else getattr(builtins, str(name), None)
+        if isinstance(cls, type) and issubclass(cls, BaseException) and not issubclass(cls, _NOT_REBUILT):
+            try:
+                original = cls(message)
+                break
+            except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError needs five arguments
+                continue
+    function_text = str(info.get("function") or f"{function}()")[:200]
+    return StudentError(function_text, original, str(info.get("traceback", ""))[:8000])

@@ -1,0 +1,250 @@
+"""The static scan (grader.scan): every spelling of a forbidden API is flagged,
+nothing else is, and the drills' own references and mutants agree with it."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from grader import results as results_module
+from grader.plugin import exercise_id
+from grader.scan import MAX_FLAGS, Finding, flags_for, scan_file, scan_source
+
+REPO = Path(__file__).resolve().parents[2]
+MUTANTS = Path(__file__).parent / "mutants"
+ONE_HOT = {"F.one_hot": "scatter_ ones into zeros"}
+
+
+def names(source: str, forbid=ONE_HOT) -> list[tuple[str, int]]:
+    return [(f.name, f.line) for f in scan_source(textwrap.dedent(source), forbid, "x.py")]
+
+
+# ------------------------------------------------------------------ spellings
+
+@pytest.mark.parametrize("source", [
+    "import torch.nn.functional as F\nF.one_hot(x)",
+    "import torch.nn.functional as nnf\nnnf.one_hot(x)",
+    "import torch\ntorch.nn.functional.one_hot(x)",
+    "import torch.nn.functional\ntorch.nn.functional.one_hot(x)",
+    "import torch as t\nt.nn.functional.one_hot(x)",
+    "from torch import nn\nnn.functional.one_hot(x)",
+    "from torch.nn import functional as F\nF.one_hot(x)",
+    "import torch.nn.functional as F\ngetattr(F, 'one_hot')(x)",
+    "import torch.nn.functional as F\ngetattr(F, 'one_' + 'hot', None)(x)",
+    "import torch\ngetattr(getattr(torch.nn, 'functional'), 'one_hot')(x)",
+    "import torch.nn.functional as F\nvars(F)['one_hot'](x)",
+    "import torch.nn.functional as F\nF.__dict__['one_hot'](x)",
+    "import importlib\nimportlib.import_module('torch.nn.functional').one_hot(x)",
+    "__import__('torch').nn.functional.one_hot(x)",
+    "import torch\ntorch._C._nn.one_hot(x)",  # where torch defines it
+])
+def test_every_spelling_of_a_forbidden_function_is_flagged(source):
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "one_" in text)
+    assert names(source) == [("F.one_hot", line)]
+
+
+def test_from_imports_flag_the_import_and_every_use():
+    found = names("""
+        from torch.nn.functional import one_hot as oh
+        def f(x):
+            return oh(x) + oh(x + 1)
+    """)
+    assert found == [("F.one_hot", 2), ("F.one_hot", 4), ("F.one_hot", 4)]
+
+
+def test_names_bound_by_assignment_are_followed():
+    assert names("""
+        import torch.nn.functional as F
+        G = F
+        H = G
+        encode = H.one_hot
+        encode(x)
+        G = None
+    """) == [("F.one_hot", 5), ("F.one_hot", 6)]
+
+
+def test_star_import_then_bare_name():
+    assert names("from torch.nn.functional import *\none_hot(x)") == [("F.one_hot", 2)]
+
+
+def test_a_class_is_flagged_where_torch_defines_it_too():
+    forbid = {"torch.utils.data.DistributedSampler": "build the list yourself"}
+    found = names("from torch.utils.data.distributed import DistributedSampler as S\nS(d)", forbid)
+    assert found == [("torch.utils.data.DistributedSampler", 1),
+                     ("torch.utils.data.DistributedSampler", 2)]
+    assert names("from torch import nn\nclass B(nn.LayerNorm): pass", {"nn.LayerNorm": "-"}) == \
+        [("nn.LayerNorm", 2)]
+
+
+def test_finding_fields_name_line_col_and_stripped_code():
+    [f] = scan_source("import torch.nn.functional as F\n\ndef f(x):\n    return F.one_hot(x, 3)  # no\n",
+                      ONE_HOT, "x.py")
+    assert f == Finding("F.one_hot", 4, 12, "return F.one_hot(x, 3)  # no")
+    assert f.as_json() == {"name": "F.one_hot", "line": 4, "col": 12,
+                           "code": "return F.one_hot(x, 3)  # no", "indirect": False}
+
+
+def test_dynamic_import_of_a_module_holding_it_is_flagged_as_indirect():
+    [f] = scan_source("import importlib\nm = importlib.import_module('torch.nn.functional')\n",
+                      ONE_HOT, "x.py")
+    assert (f.name, f.line, f.indirect) == ("F.one_hot", 2, True)
+    [g] = scan_source("m = __import__('torch.nn.functional')\n", ONE_HOT, "x.py")
+    assert g.indirect
+    assert scan_source("import importlib\nimportlib.import_module('math')\n", ONE_HOT, "x.py") == []
+
+
+# ------------------------------------------------------------------ tensor methods
+
+def test_a_forbidden_tensor_method_is_flagged_on_any_receiver():
+    forbid = {"Tensor.stride": "compute it", "torch.gather": "index", "Tensor.gather": "index"}
+    found = names("""
+        import torch
+        def f(x, t):
+            a = x.stride()
+            b = t.view(-1).stride(0)
+            c = getattr(x, "stride")()
+            d = torch.Tensor.stride(x)
+            e = torch.gather(x, 0, i)
+            g = x.gather(0, i)
+            x.stride = 3
+            return x.strides, x.size()
+    """, forbid)
+    assert found == [("Tensor.stride", 4), ("Tensor.stride", 5), ("Tensor.stride", 6),
+                     ("Tensor.stride", 7), ("torch.gather", 8), ("Tensor.gather", 9)]
+
+
+# ------------------------------------------------------------------ not flagged
+
+def test_comments_strings_and_other_names_are_not_flagged():
+    assert names('''
+        """Do not call F.one_hot(x): build it with scatter_."""
+        import torch
+        import torch.nn.functional as F
+        # F.one_hot(labels) would be cheating
+        HINT = "F.one_hot is forbidden; torch.nn.functional.one_hot too"
+        def one_hot(labels, n):
+            out = torch.zeros(*labels.shape, n).scatter_(-1, labels.unsqueeze(-1), 1)
+            return F.relu(out), one_hot, getattr(F, name)
+    ''') == []
+
+
+def test_nothing_forbidden_means_nothing_to_find():
+    assert scan_source("import torch.nn.functional as F\nF.one_hot(x)", {}, "x.py") == []
+    assert scan_source("import torch.nn.functional as F\nF.one_hot(x)", None, "x.py") == []
+
+
+@pytest.mark.parametrize("source", ["def f(:\n    F.one_hot(x)", "x = 1\0", "(" * 300 + ")" * 300])
+def test_a_file_that_does_not_parse_gives_no_findings(source):
+    assert scan_source(source, ONE_HOT, "x.py") == []
+
+
+# ------------------------------------------------------------------ files and results
+
+def test_flags_for_reads_the_exercise_file_of_a_submission(tmp_path):
+    (tmp_path / "tensors").mkdir()
+    (tmp_path / "tensors" / "one_hot.py").write_text("import torch.nn.functional as F\nF.one_hot(x)\n")
+    assert flags_for(tmp_path, "tensors/one_hot", ONE_HOT) == [
+        {"name": "F.one_hot", "line": 2, "col": 1, "code": "F.one_hot(x)", "indirect": False}]
+    assert flags_for(tmp_path, "tensors/missing", ONE_HOT) == []
+    assert flags_for(tmp_path, "tensors/one_hot", None) == []
+
+
+def test_flags_for_never_follows_a_link_out_of_the_submission(tmp_path):
+    outside = tmp_path / "secret.py"
+    outside.write_text("import torch.nn.functional as F\nF.one_hot(x)\n")
+    submission = tmp_path / "submission"
+    (submission / "tensors").mkdir(parents=True)
+    (submission / "tensors" / "one_hot.py").symlink_to(outside)
+    (submission / "linked").symlink_to(tmp_path)
+    assert flags_for(submission, "tensors/one_hot", ONE_HOT) == []
+    assert flags_for(submission, "linked/secret", ONE_HOT) == []
+    assert scan_file(submission / "tensors" / "one_hot.py", ONE_HOT) == []
+
+
+def test_a_hostile_file_cannot_bloat_results(tmp_path):
+    (tmp_path / "c.py").write_text("y = x.stride()  # " + "z" * 5000 + "\n" + "x.stride()\n" * 500)
+    flags = flags_for(tmp_path, "c", {"Tensor.stride": "-"})
+    assert len(flags) == MAX_FLAGS and len(flags[0]["code"]) <= 200
+
+
+def test_results_carry_static_flags_and_old_files_still_load(tmp_path):
+    flag = {"name": "F.one_hot", "line": 2, "col": 1, "code": "F.one_hot(x)", "indirect": False}
+    exercises = {"a/x": results_module.ExerciseInfo("a/x", 10, static_flags=[flag]),
+                 "a/y": results_module.ExerciseInfo("a/y", 5)}
+    tests = [results_module.TestRecord("a/x", "test_p", "passed"),
+             results_module.TestRecord("a/y", "test_q", "failed")]
+    built = results_module.build("sub", exercises, tests)
+    assert [e["static_flags"] for e in built["exercises"]] == [[flag], []]
+    assert built["score"] == 10, "a static flag costs no points"
+    for e in built["exercises"]:
+        del e["static_flags"]  # as written before the field existed
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(built))
+    assert [e["static_flags"] for e in results_module.read(path)["exercises"]] == [[], []]
+
+
+# ------------------------------------------------------------------ the drills themselves
+
+def forbid_specs() -> dict[str, dict[str, str]]:
+    """Exercise id -> its test module's ``forbid`` (imported: some specs are computed,
+    e.g. pool2d forbids every pooling function of ``F``). The ``tests`` package is
+    dropped from ``sys.modules`` afterwards, so no later import of a ``tests``
+    package in this process finds ours."""
+    specs = {}
+    before = set(sys.modules)
+    try:
+        for path in sorted((REPO / "tests").rglob("test_*.py")):
+            module = importlib.import_module(".".join(path.relative_to(REPO).with_suffix("").parts))
+            marks = getattr(module, "pytestmark", [])
+            for mark in marks if isinstance(marks, list) else [marks]:
+                if mark.name == "exercise":
+                    specs[exercise_id(path, mark)] = dict(mark.kwargs.get("forbid") or {})
+    finally:
+        for name in set(sys.modules) - before:
+            if name == "tests" or name.startswith("tests."):
+                del sys.modules[name]
+    return specs
+
+
+SPECS = forbid_specs()
+
+
+def test_the_specs_were_found():
+    assert len(SPECS) >= 20 and SPECS["tensors/one_hot"].keys() == {"F.one_hot"}
+    assert sum(bool(s) for s in SPECS.values()) >= 15
+
+
+@pytest.mark.parametrize("eid", sorted(SPECS))
+def test_no_reference_uses_what_its_drill_forbids(eid):
+    path = REPO / "reference" / f"{eid}.py"
+    assert path.is_file()
+    assert scan_file(path, SPECS[eid]) == []
+
+
+# Every mutant that reaches for a forbidden API, and what it reaches for; every other
+# mutant must scan clean (no false alarms on honest, if wrong, code).
+FLAGGED_MUTANTS = {
+    "nn/conv2d/uses_f_conv2d.py": {"F.conv2d"},
+    "nn/conv_transpose/uses_f_conv_transpose2d.py": {"F.conv_transpose2d"},
+    "nn/fuse_conv_bn/uses_torch_fuser.py": {"torch.nn.utils.fusion.fuse_conv_bn_eval"},
+    "nn/pool2d/uses_f_pooling.py": {"F.max_pool2d", "F.avg_pool2d"},
+    "tensors/broadcast/uses_broadcast_shapes.py": {"torch.broadcast_shapes", "Tensor.expand"},
+    "tensors/one_hot/uses_f_one_hot.py": {"F.one_hot"},
+    "tensors/repeat_interleave/uses_tensor_method.py": {"Tensor.repeat_interleave"},
+    "tensors/scatter/uses_torch_scatter.py": {"torch.gather", "Tensor.scatter"},
+}
+
+
+def test_mutants_that_use_a_forbidden_api_are_flagged_and_no_others():
+    flagged = {}
+    for path in sorted(MUTANTS.rglob("*.py")):
+        drill = path.parent.relative_to(MUTANTS).as_posix()
+        found = {f.name for f in scan_file(path, SPECS[drill])}
+        if found:
+            flagged[path.relative_to(MUTANTS).as_posix()] = found
+    assert flagged == FLAGGED_MUTANTS
