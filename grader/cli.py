@@ -22,6 +22,7 @@ import grader
 from grader import report as report_module
 from grader import results as results_module
 from grader import table
+from grader.plugin import SANDBOX_FAILED
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -163,6 +164,10 @@ def run_grading(course: Path, submission: Path, results_path: Path, args: list[s
         raise GradingInterrupted(f"pytest stopped with exit code {int(code)} before writing results")
     if errors.errors:
         raise GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
+    if code == SANDBOX_FAILED:
+        raise GraderFailed("the sandbox could not start (see `python -I -m grader.confine` for "
+                           "this machine's layers; --sandbox-off LAYER or --isolation process "
+                           "grade without the failing one)")
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not results_path.exists():
         raise GraderFailed(f"pytest stopped with exit code {int(code)} before writing results")
     return results_module.read(results_path)
@@ -194,6 +199,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
                     profile=args.profile, extra_args=extra)
     table.render(results, verbose=args.verbose)
+    print(f"isolation: {isolation_summary(results)}")
     print(f"results: {out / 'results.json'}")
     _publish(results, out, course, args)
     return EXIT_OK
@@ -206,6 +212,19 @@ def isolation(given: str, course: Path, submission: Path) -> str:
         return given
     own = {(course / "exercises").resolve(), (course / "reference").resolve()}
     return "none" if submission.resolve() in own else "sandbox"
+
+
+def isolation_summary(results: dict[str, Any]) -> str:
+    """``sandbox (every layer)`` / ``sandbox; missing: uid (off: unavailable: ...)``."""
+    isolation = (results.get("environment") or {}).get("isolation") or {}
+    mode = isolation.get("mode", "none")
+    layers = isolation.get("layers") or {}
+    missing = [f"{name} ({layers.get(name, '?')})" for name in isolation.get("missing") or []]
+    if mode == "sandbox" and not missing:
+        return "sandbox (every layer: " + ", ".join(layers) + ")"
+    if mode == "none":
+        return "none (the submission ran inside the grader)"
+    return f"{mode}; missing: " + "; ".join(missing)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

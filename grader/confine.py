@@ -513,6 +513,7 @@ def _apply_landlock(readable: list[str], writable: list[str]) -> None:
     for path in writable:
         ruleset.allow(path, rules=FSAccess(write if os.path.isdir(path) else _file_rights(write)))
     ruleset.apply()
+    os.close(ruleset._fd)  # enforced now; an open ruleset fd is of no use to the student
 
 
 def _apply_seccomp(role: str) -> None:

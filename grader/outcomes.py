@@ -9,6 +9,9 @@ A test's outcome is decided by what it raised, not by string matching:
   like a failure, so the report shows the smallest input that crashes.
 - ``SubmissionError``: the file could not be imported (syntax error, import error).
 - ``TimedOut``: the grader's per-test clock ran out.
+- ``BrokenContract``: a sandboxed worker answered outside the grading contract (an
+  oversize or malformed answer). A ``BaseException``, like ``NotAttempted``, so the
+  test ends at once, and never mistaken for an exception the student was asked to raise.
 - ``AssertionError`` (including ``grader.expect.Mismatch``): a wrong answer.
 """
 
@@ -31,6 +34,10 @@ class NotAttempted(BaseException):
 
 class TimedOut(BaseException):
     """Raised by the grader's clock inside a test that ran past its limit."""
+
+
+class BrokenContract(BaseException):
+    """A worker's answer broke the data contract (too big, malformed): an error."""
 
 
 class SubmissionError(Exception):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import signal
 import threading
 from pathlib import Path
@@ -30,7 +31,7 @@ from grader.forbid import Forbidden
 from grader.impl import Implementation
 from grader.loader import load_exercise
 from grader.outcomes import (ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT,
-                             NotAttempted, StudentError, SubmissionError, TimedOut)
+                             BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut)
 from grader.table import render
 
 # One fixed profile for grading: same submission, same examples, same score.
@@ -67,6 +68,7 @@ _pin_hypothesis_constants()
 META = "torchdrill.meta"
 OUTCOME = "torchdrill.outcome"
 MAX_MESSAGE = 4000
+SANDBOX_FAILED = 13  # our exit code for pytest when no sandbox could start (pytest uses 0-5)
 MAX_OUTPUT = 2000  # characters of captured stdout/stderr kept per test
 _not_run_reason = pytest.StashKey[str]()
 _collector_key = pytest.StashKey["ResultsCollector"]()
@@ -122,6 +124,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     # profile named by --hypothesis-profile: shrinking is switched off on top of it.
     if session.config.getoption("no_shrink"):
         _load_profile_without_shrinking()
+    _start_sandbox_early(session.config)
+
+
+def _start_sandbox_early(config: pytest.Config) -> None:
+    """Start the sandbox's zygote now, so it imports torch while pytest collects.
+
+    Only where tests run (not on an xdist controller), and only for an explicit
+    ``--submission`` (the ``impl`` fixture asks for the very same sandbox).
+    """
+    option = config.getoption("submission")
+    runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+    if config.getoption("isolation") != "none" and option and runs_tests:
+        from grader import remote
+        remote.sandbox_for(Path(option).resolve(), config.getoption("isolation"),
+                           config.getoption("sandbox_off"), config.getoption("call_timeout"))
 
 
 def _load_profile_without_shrinking() -> None:
@@ -210,8 +227,11 @@ def impl(request: pytest.FixtureRequest) -> Implementation:
     if isolation == "none":
         return Implementation(root, exercise_id(path, marker), forbidden)
     from grader import remote
-    sandbox = remote.sandbox_for(root, isolation, request.config.getoption("sandbox_off"),
-                                 request.config.getoption("call_timeout"))
+    try:
+        sandbox = remote.sandbox_for(root, isolation, request.config.getoption("sandbox_off"),
+                                     request.config.getoption("call_timeout"))
+    except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
+        pytest.exit(f"the sandbox could not start: {exc}", returncode=SANDBOX_FAILED)
     return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden, sandbox)
 
 
@@ -299,6 +319,8 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
         return NOT_ATTEMPTED, str(exc)
     if isinstance(exc, TimedOut):
         return TIMED_OUT, str(exc)
+    if isinstance(exc, BrokenContract):
+        return ERROR, str(exc)
     if isinstance(exc, SubmissionError):
         return ERROR, str(exc)
     if isinstance(exc, StudentError):
@@ -366,7 +388,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         remote.close_all()
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def _capped(text: str) -> str:
+    """At most ``MAX_OUTPUT`` characters, control characters (terminal escapes,
+    bells) shown as ``\\x1b`` and the like: output is shown, never interpreted."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     if len(text) <= MAX_OUTPUT:
         return text
     return text[:MAX_OUTPUT] + f"\n... ({len(text) - MAX_OUTPUT} more characters not kept)"

@@ -42,7 +42,7 @@ from grader import confine, harness, wire
 from grader.describe import describe
 from grader.forbid import Forbidden
 from grader.impl import Implementation
-from grader.outcomes import NotAttempted, StudentError, SubmissionError, TimedOut
+from grader.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
 
 ISOLATION_MODES = ("none", "process", "sandbox")
 DEFAULT_CALL_TIMEOUT_S = 10.0
@@ -80,6 +80,8 @@ class Sandbox:
         self.timeouts: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
         self._serial = 0
+        self._broken = False  # a zygote exchange was cut short: restart before the next
+        self.restarts = 0
         self._start_zygote()
 
     def _start_zygote(self) -> None:
@@ -95,14 +97,22 @@ class Sandbox:
         self.control.settimeout(START_TIMEOUT_S)
 
     def _control(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        """One request to the zygote and its reply. An exchange cut short (the test's
+        clock, Ctrl-C) leaves a reply in flight: the zygote is then restarted rather
+        than letting a late reply answer the next request."""
+        if self._broken:
+            self._restart_zygote()
         with self._lock:
+            self._broken = True
             try:
                 socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
                 reply = self.control.recv(1 << 16)
             except OSError as exc:
-                raise SandboxError(f"the sandbox's zygote is gone ({exc}); see {self.tmp / 'zygote.log'}") from None
-        if not reply:
-            raise SandboxError(f"the sandbox's zygote exited; its log: {self._zygote_log()}")
+                raise SandboxError(f"the sandbox's zygote is gone ({exc}); its log: "
+                                   f"{self._zygote_log()}") from None
+            if not reply:
+                raise SandboxError(f"the sandbox's zygote exited; its log: {self._zygote_log()}")
+            self._broken = False
         return json.loads(reply)
 
     def _zygote_log(self) -> str:
@@ -143,8 +153,27 @@ class Sandbox:
     def worker(self, exercise: str, forbid: dict[str, str]) -> _Worker:
         worker = self.workers.get(exercise)
         if worker is None or not worker.alive:
-            worker = self.workers[exercise] = self.fork(exercise, forbid)
+            try:
+                worker = self.fork(exercise, forbid)
+            except SandboxError:  # e.g. a degraded sandbox let a student kill the zygote
+                self._restart_zygote()
+                worker = self.fork(exercise, forbid)  # a second failure is the grader's
+            self.workers[exercise] = worker
         return worker
+
+    def _restart_zygote(self) -> None:
+        """A new zygote (the old one's workers die with it: PR_SET_PDEATHSIG)."""
+        for worker in list(self.workers.values()):
+            worker.alive = False
+            worker.sock.close()
+        self.workers.clear()
+        self.control.close()
+        self.proc.kill()
+        self.proc.wait()
+        self._log.close()
+        self.restarts += 1
+        self._broken = False
+        self._start_zygote()
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
                 header: dict[str, Any], buffers: Sequence[memoryview]) -> tuple[dict[str, Any], bytearray]:
@@ -169,8 +198,7 @@ class Sandbox:
                 "went past a resource limit (memory, CPU time, file size)") from None
         except wire.WireError as exc:
             worker.kill()
-            raise StudentError(f"{function}()", ValueError(f"its result broke the grading "
-                                                           f"contract: {exc}"), "") from None
+            raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
         except BaseException:  # the grader's own clock, Ctrl-C: the worker's state is unknown
             worker.kill()
             raise
@@ -201,7 +229,8 @@ class _Worker:
 
     def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview],
                  timeout: float) -> tuple[dict[str, Any], bytearray]:
-        self.sock.settimeout(timeout)
+        if self.sock.gettimeout() != timeout:
+            self.sock.settimeout(timeout)
         try:
             wire.send(self.sock, header, buffers)
             return wire.receive(self.sock)
@@ -301,9 +330,10 @@ class SandboxedImplementation(Implementation):
                 self._attach(decoder, graph, encoder.table)
             return decoder.value(reply.get("ok")), decoder
         except wire.WireError as exc:
-            self.sandbox.workers.pop(self.exercise_id, None)
-            raise StudentError(f"{function}()", ValueError(f"its result broke the grading "
-                                                           f"contract: {exc}"), "") from None
+            worker = self.sandbox.workers.pop(self.exercise_id, None)
+            if worker is not None:
+                worker.kill()
+            raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
 
     def _attach(self, decoder: wire.Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
         """Connect the call's outputs to its inputs through a ``_Bridge`` node."""
@@ -417,8 +447,10 @@ _NOT_REBUILT = (KeyboardInterrupt, GeneratorExit)
 def _rebuild(info: Any, function: str) -> BaseException:
     """The outcome exception a worker described, made here from builtins only."""
     if not isinstance(info, dict):
-        return StudentError(f"{function}()", ValueError("the worker's answer was malformed"), "")
+        return BrokenContract(f"{function}(): the worker's answer was malformed")
     kind, message = info.get("kind"), str(info.get("message", ""))[:4000]
+    if kind == "wire":
+        return BrokenContract(f"{function}(): its answer broke the grading contract: {message}")
     if kind == "not_attempted":
         return NotAttempted(message)
     if kind == "submission_error":

@@ -112,7 +112,7 @@ def receive(sock: socket.socket, max_payload: int = MAX_PAYLOAD_BYTES) -> tuple[
     body = memoryview(_read_exact(sock, head_len + payload_len))
     try:
         header = json.loads(body[:head_len].tobytes())
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise WireError(f"the header is not JSON: {exc}") from None
     if not isinstance(header, dict):
         raise WireError("the header is not a JSON object")
@@ -146,6 +146,7 @@ class Encoder:
         self.strict = strict
         self.objects: list[dict[str, Any] | None] = [None] * len(known)
         self.buffers: list[memoryview] = []
+        self.payload_bytes = 0
         self._index: dict[int, int] = {id(obj): i for i, obj in enumerate(known)}
         self._unchanged = list(unchanged) + [False] * (len(known) - len(unchanged))
         self.table: list[Any] = list(known)  # in table order; holding them keeps ids unique
@@ -176,6 +177,8 @@ class Encoder:
                 return {"obj": self.ref(v)}
             try:
                 return {"obj": self.ref(v)}
+            except WireError:
+                raise
             except Exception as exc:  # noqa: BLE001 - a sparse, meta or exotic tensor
                 return self._opaque(v, f"cannot cross the grading boundary ({exc})")
         return self._opaque(v, "cannot cross the grading boundary")
@@ -216,6 +219,10 @@ class Encoder:
         }
         if out["dtype"] is None:
             raise TypeError(f"a {t.dtype} tensor cannot cross the grading boundary")
+        self.payload_bytes += out["nbytes"]
+        if self.payload_bytes > MAX_PAYLOAD_BYTES:  # refused before a byte is copied
+            raise WireError(f"the answer would hold {self.payload_bytes / 2**20:.0f} MiB of tensor "
+                            f"data (limit {MAX_PAYLOAD_BYTES / 2**20:.0f} MiB)")
         if span:
             flat = torch.as_strided(data, (span,), (1,), data.storage_offset()).contiguous()
             self.buffers.append(memoryview(flat.view(torch.uint8).numpy()))
@@ -488,20 +495,12 @@ _UNBUILT, _BUILDING = object(), object()
 
 
 def _offsets(payload: bytearray | memoryview, objects: list[Any]) -> dict[int, int]:
-    """Payload offset of every buffer, in order, as ``send`` laid them out."""
+    """Payload offset of every buffer, in order, as ``send`` laid them out. Every
+    tensor is an entry of the object table (gradients refer to theirs by index)."""
     sizes: dict[int, int] = {}
-
-    def visit(node: Any) -> None:
-        if type(node) is dict:
-            if node.get("k") == "tensor" and "buf" in node:
-                sizes[_int(node["buf"])] = _int(node.get("nbytes"))
-            for v in node.values():
-                visit(v)
-        elif type(node) is list:
-            for v in node:
-                visit(v)
-
-    visit(objects)
+    for entry in objects:
+        if type(entry) is dict and entry.get("k") == "tensor" and "buf" in entry:
+            sizes[_int(entry["buf"])] = _int(entry.get("nbytes"))
     offsets, pos = {}, 0
     for index in range(len(sizes)):
         if index not in sizes:

@@ -170,3 +170,9 @@ def test_write_back_updates_the_graders_objects_in_place():
     q.grad = torch.full((2,), 7.0)
     wire.write_back(p, q)
     assert torch.equal(p, q) and torch.equal(p.grad, q.grad) and p.requires_grad
+
+
+def test_an_oversize_answer_is_refused_before_it_is_copied(monkeypatch):
+    monkeypatch.setattr(wire, "MAX_PAYLOAD_BYTES", 1000)
+    with pytest.raises(wire.WireError, match="MiB of tensor data"):
+        wire.Encoder(strict=False).value([torch.zeros(100), torch.zeros(200)])

@@ -1,0 +1,502 @@
+"""The adversarial corpus: hostile submissions graded under ``--isolation sandbox``.
+
+Every folder in ``adversarial/`` is one attack, laid out like ``exercises/`` (see
+its README for what each tries and what stops it). Attacks are graded in pairs
+(one on ``tensors/one_hot``, one on ``tensors/contiguity`` or ``losses/metrics``)
+beside a correct copy of the third drill, taken from the course's ``reference/``
+at test time, so one grading checks two attacks and a control. For each attack:
+
+1. the attacked exercise scores 0, every test of it ending in an outcome that says
+   why (error, failed or timed out; never passed);
+2. the control scores full marks (so do the pair's other attack's own checks:
+   an attack that kills its worker costs only its own exercise);
+3. the grader survives: exit code 0, results.json parses;
+4. only the grader writes results and reports: the final results.json and
+   index.html are the grader's, the submission, the course's reference/ and
+   tests/ are unchanged, --out holds only the grader's files and no canary file
+   an attack dropped is found outside the sandbox.
+
+``test_fails_for_the_right_reason`` then reads what each attack reported about
+itself (it raises or prints its findings, which come back in results.json) and
+checks it was stopped for the right reason: the reference was not readable, the
+fork was refused, the socket did not connect, and so on.
+
+Attack files may use placeholders the test fills in when it copies them:
+``@@REPO@@`` (the course), ``@@OUT@@``, ``@@SUBMISSION@@``, ``@@OTHER@@`` (a
+correct submission of another student beside this one) and ``@@CANARY@@`` (a
+unique name for files an attack tries to leave behind): a student who knows the
+grader's paths gets no further. ``X.py.shadow`` files are copied as ``X.py``
+(a real ``conftest.py`` in this repository would be loaded by pytest itself), and
+a file ``X.symlink`` becomes a symbolic link ``X`` to the path it holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.tests.grading import REPO, exercise
+
+ADVERSARIAL = Path(__file__).parent / "adversarial"
+CONTROLS = ("losses/metrics", "tensors/contiguity")
+LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
+PLACEHOLDERS = ("@@REPO@@", "@@OUT@@", "@@SUBMISSION@@", "@@OTHER@@", "@@CANARY@@")
+FAKE_REPORT, FAKE_PASS = "TDADV-FAKE-REPORT", "TDADV-FAKE-PASS"
+FAKE_MARKS = (FAKE_REPORT, FAKE_PASS)
+GRADER_FILES = {"results.json", "index.html"}
+# "not_run": the drill's cuda test on a runner without CUDA (excluded from the maximum)
+LOSES = frozenset({"failed", "error", "not_run"})
+FAILED = frozenset({"failed", "not_run"})
+TIMED_OUT = frozenset({"timed_out", "not_run"})
+NOT_THERE = frozenset({"not_attempted", "not_run"})
+CALL_TIMEOUT = 2.0
+
+# grading name -> (attacks graded together, extra grader options)
+GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "equality": (("always_equal", "gc_hunt"), ()),
+    "lying-tensors": (("tensor_subclass", "patch_compare"), ()),
+    "patching": (("patch_pytest", "recon"), ()),
+    "reference": (("import_reference", "read_reference_disk"), ()),
+    "frames": (("frame_inspection", "nan_values"), ()),
+    "exit-at-import": (("os_exit_import", "sys_exit_import"), ()),
+    "exit-in-call": (("os_exit_call", "sys_exit_call"), ()),
+    "resources": (("memory_hog", "fork_bomb"), ()),
+    "escape": (("network", "write_reports"), ()),
+    # a test timeout bounds the cost of a regression where every call is a 1.5 GiB answer
+    "huge": (("huge_tensor", "huge_view"), ("--test-timeout", "10")),
+    "batch": (("other_student", "fake_output"), ()),
+    "shadows": (("shadowing", "reduce_payload"), ()),
+    "hangs": (("slow_correct", "catch_base_loop"), ("--call-timeout", str(CALL_TIMEOUT))),
+    "channel": (("channel_forge", "kill_zygote"), ()),
+    "links": (("symlink_reference", "symlink_folder"), ()),
+}
+
+# attacks whose exercise file is reached through a linked folder
+LINKED_TARGETS = {"symlink_folder": "losses/metrics"}
+
+# attack -> the outcomes its exercise's tests may end in (all of them lose the points)
+OUTCOMES: dict[str, frozenset[str]] = {
+    "always_equal": LOSES, "tensor_subclass": LOSES, "patch_compare": LOSES,
+    "patch_pytest": FAILED, "nan_values": FAILED,
+    "huge_tensor": LOSES, "huge_view": LOSES, "reduce_payload": LOSES, "fake_output": FAILED,
+    "channel_forge": LOSES,
+    "slow_correct": TIMED_OUT, "catch_base_loop": TIMED_OUT,
+    "symlink_reference": NOT_THERE, "symlink_folder": NOT_THERE,
+}
+
+
+# ------------------------------------------------------------------ the corpus
+
+def attack_names() -> list[str]:
+    return sorted(p.name for p in ADVERSARIAL.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+@cache
+def exercise_ids() -> frozenset[str]:
+    from grader.cli import exercise_tests
+    return frozenset(exercise_tests(REPO))
+
+
+def attack_target(name: str) -> str:
+    """The exercise an attack's folder submits (its one file that is an exercise)."""
+    if name in LINKED_TARGETS:
+        return LINKED_TARGETS[name]
+    root = ADVERSARIAL / name
+    ids = [p.relative_to(root).as_posix().removesuffix(".symlink").removesuffix(".py")
+           for p in [*root.rglob("*.py"), *root.rglob("*.py.symlink")]]
+    targets = [i for i in ids if i in exercise_ids()]
+    assert len(targets) == 1, f"adversarial/{name} must submit exactly one exercise, found {targets}"
+    return targets[0]
+
+
+def grading_of(name: str) -> str:
+    return next(g for g, (attacks, _) in GRADINGS.items() if name in attacks)
+
+
+def control_of(grading: str) -> str:
+    targets = {attack_target(a) for a in GRADINGS[grading][0]}
+    return next(c for c in CONTROLS if c not in targets)
+
+
+# ------------------------------------------------------------------ grading once per pair
+
+@dataclass
+class Graded:
+    name: str
+    root: Path
+    submission: Path
+    out: Path
+    canary: str
+    results: dict[str, Any]
+    stdout: str
+    stderr: str
+    seconds: float
+    changed: list[str]  # files that changed where only the grader may write
+    canaries: list[str]  # canary files found outside the sandbox (removed after the grading)
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    """Content hashes of the files under ``folder``; bytecode caches by name only."""
+    out = {}
+    if not folder.exists():
+        return out
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(folder).as_posix()
+        if "__pycache__" in path.parts:
+            out[rel] = "pycache"
+        else:
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+_BYTECODE = re.compile(r"^[A-Za-z_]\w*\.cpython-\d+(-pytest-[\w.]+)?\.pyc$")
+
+
+def _changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]]) -> list[str]:
+    changed = []
+    for where in before:
+        old, new = before[where], after[where]
+        for rel in sorted(set(old) | set(new)):
+            if old.get(rel) == new.get(rel):
+                continue
+            if rel not in old and new[rel] == "pycache" and _BYTECODE.match(Path(rel).name):
+                continue  # the grader's own pytest compiling the tests
+            change = "appeared" if rel not in old else "vanished" if rel not in new else "changed"
+            changed.append(f"{where}/{rel} {change}")
+    return changed
+
+
+def _find_canaries(graded_root: Path, canary: str) -> list[str]:
+    found: list[Path] = []
+    for folder in (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"), Path.home(), REPO):
+        found += folder.glob(f"*{canary}*")
+    for folder in (REPO / "reference", REPO / "tests", REPO / "grader", graded_root):
+        found += folder.rglob(f"*{canary}*")
+    for sandbox_tmp in Path(tempfile.gettempdir()).glob("torchdrill-sandbox-*"):
+        found += sandbox_tmp.rglob(f"*{canary}*")  # a private tmp left behind after grading
+    for path in found:
+        path.unlink(missing_ok=True)
+    return sorted({str(p) for p in found})
+
+
+def _copy_attack(name: str, submission: Path, values: dict[str, str]) -> None:
+    source = ADVERSARIAL / name
+    for path in sorted(source.rglob("*")):
+        if path.name.endswith(".symlink"):  # X.symlink holds the target of a link X
+            target = path.read_text().strip()
+            for key, value in values.items():
+                target = target.replace(key, value)
+            link = submission / path.relative_to(source).as_posix().removesuffix(".symlink")
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(target)
+            continue
+        if not path.is_file() or not path.name.endswith((".py", ".py.shadow")):
+            continue
+        rel = path.relative_to(source).as_posix().removesuffix(".shadow")
+        text = path.read_text()
+        for key, value in values.items():
+            text = text.replace(key, value)
+        target = submission / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+@cache
+def graded(name: str, base: Path) -> Graded | str:
+    """Grade the pair ``name`` (and its control) once per test process; a grading
+    that failed is remembered as its error text (every test of the pair fails with
+    it, without grading again)."""
+    try:
+        return _grade(name, base)
+    except (AssertionError, subprocess.TimeoutExpired, OSError, ValueError) as exc:
+        return f"grading {name} failed: {type(exc).__name__}: {exc}"
+
+
+def _grade(name: str, base: Path) -> Graded:
+    attacks, options = GRADINGS[name]
+    root = base / f"adversarial-{name}"
+    submission, out, other = root / "submission", root / "out", root / "other_student"
+    canary = f"tdadv-canary-{name}-{uuid.uuid4().hex[:8]}"
+    values = dict(zip(PLACEHOLDERS, (str(REPO), str(out), str(submission), str(other), canary)))
+    for attack in attacks:
+        _copy_attack(attack, submission, values)
+    control = control_of(name)
+    (submission / control).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "reference" / f"{control}.py", submission / f"{control}.py")
+    (other / "tensors").mkdir(parents=True, exist_ok=True)  # a classmate's correct one_hot
+    shutil.copy(REPO / "reference" / "tensors" / "one_hot.py", other / "tensors" / "one_hot.py")
+
+    watched = {"submission": submission, "other_student": other,
+               "reference": REPO / "reference", "tests": REPO / "tests"}
+    before = {k: _digest(v) for k, v in watched.items()}
+    only = [attack_target(a) for a in attacks] + [control]
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(submission), "--course", str(REPO),
+         "--out", str(out), "--isolation", "sandbox", "--no-shrink", *options, "--only", *only],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    seconds = time.monotonic() - start
+    after = {k: _digest(v) for k, v in watched.items()}
+    canaries = _find_canaries(root, canary)
+    assert proc.returncode == 0, (
+        f"the grader did not survive grading {name} ({proc.returncode}):\n{proc.stdout[-3000:]}\n"
+        f"{proc.stderr[-6000:]}")
+    results = json.loads((out / "results.json").read_text())
+    return Graded(name, root, submission, out, canary, results, proc.stdout, proc.stderr, seconds,
+                  _changes(before, after), canaries)
+
+
+def graded_for(attack: str, tmp_path_factory: pytest.TempPathFactory) -> Graded:
+    g = graded(grading_of(attack), tmp_path_factory.getbasetemp())
+    if isinstance(g, str):
+        pytest.fail(g, pytrace=False)
+    return g
+
+
+# ------------------------------------------------------------------ reading results
+
+def records_of(results: dict[str, Any], exercise_id: str) -> list[dict[str, Any]]:
+    return exercise(results, exercise_id)["tests"]
+
+
+def messages(results: dict[str, Any], exercise_id: str) -> str:
+    return "\n".join(t.get("message") or "" for t in records_of(results, exercise_id))
+
+
+def captured(results: dict[str, Any], exercise_id: str) -> str:
+    return "\n".join((t.get("stdout") or "") + (t.get("stderr") or "") for t in records_of(results, exercise_id))
+
+
+def report_of(results: dict[str, Any], exercise_id: str, attack: str) -> str:
+    """The first ``ATTACK <name>: ...`` text the attack left in a message or its output."""
+    text = messages(results, exercise_id) + "\n" + captured(results, exercise_id)
+    match = re.search(rf"ATTACK {attack}: [^\n]*", text)
+    assert match, (f"{attack} left no report in results.json; the messages were:\n"
+                   f"{messages(results, exercise_id)[:3000]}")
+    return match.group(0)
+
+
+def layers_on(results: dict[str, Any]) -> set[str]:
+    layers = results["environment"]["isolation"]["layers"]
+    return {name for name, state in layers.items() if state == "on"}
+
+
+def max_of(ex: dict[str, Any]) -> float:
+    return ex.get("max_score", ex.get("max"))
+
+
+# ------------------------------------------------------------------ the tests
+
+def test_corpus_is_complete():
+    names = attack_names()
+    assert len(names) >= 18, f"only {len(names)} attacks"
+    grouped = [a for attacks, _ in GRADINGS.values() for a in attacks]
+    assert sorted(grouped) == names, "every attack folder is graded exactly once"
+    for attacks, _ in GRADINGS.values():
+        targets = [attack_target(a) for a in attacks]
+        assert len(set(targets)) == len(targets), f"{attacks} attack the same exercise"
+        assert len({*targets} & set(CONTROLS)) < len(CONTROLS), f"{attacks} leave no control"
+    readme = (ADVERSARIAL / "README.md").read_text()
+    missing = [n for n in names if f"`{n}`" not in readme]
+    assert not missing, f"README.md does not describe {missing}"
+
+
+def _param(attack: str):
+    return pytest.param(attack, id=attack, marks=pytest.mark.xdist_group(f"adversarial-{grading_of(attack)}"))
+
+
+@pytest.mark.parametrize("attack", [_param(a) for a in attack_names()])
+def test_attack_scores_zero(attack, tmp_path_factory):
+    g = graded_for(attack, tmp_path_factory)
+    target, control = attack_target(attack), control_of(g.name)
+    results = g.results
+
+    # 1. the attacked exercise scores 0, for a reason its outcomes say
+    ex = exercise(results, target)
+    outcomes = [t["outcome"] for t in ex["tests"]]
+    assert ex["score"] == 0, f"{attack} scored {ex['score']} on {target}: {outcomes}"
+    assert outcomes and "passed" not in outcomes, f"{attack}: tests passed on {target}: {outcomes}"
+    allowed = OUTCOMES.get(attack, LOSES)
+    assert set(outcomes) <= allowed, (
+        f"{attack}: outcomes {sorted(set(outcomes))}, expected only {sorted(allowed)}; messages:\n"
+        f"{messages(results, target)[:3000]}")
+
+    # 2. the rest of the submission is graded normally
+    ctl = exercise(results, control)
+    assert ctl["score"] == ctl["points"] == max_of(ctl) and ctl["status"] == "passed", (
+        f"the control {control} beside {attack} scored {ctl['score']}/{ctl['points']}: "
+        f"{[(t['name'], t['outcome'], t['message'][:200]) for t in ctl['tests'] if t['outcome'] != 'passed']}")
+
+    # 3. the grader survived (graded() asserted exit code 0) and says how it isolated
+    isolation = results["environment"]["isolation"]
+    assert isolation["mode"] == "sandbox" and set(isolation["layers"]) == set(LAYERS), isolation
+    assert not [n for n, s in isolation["layers"].items() if s.startswith("failed")], isolation
+
+    # 4. results and reports are the grader's alone
+    assert not g.changed, f"files changed outside the sandbox: {g.changed}"
+    assert not g.canaries, f"files the attacks dropped outside the sandbox: {g.canaries}"
+    assert {p.name for p in g.out.iterdir()} <= GRADER_FILES, sorted(p.name for p in g.out.iterdir())
+    # student output may show in the report, as captured output; nothing else may
+    assert FAKE_REPORT not in (g.out / "index.html").read_text(errors="replace"), \
+        "index.html holds text the submission wrote"
+    on_disk = json.loads((g.out / "results.json").read_text())
+    for ex_ in on_disk["exercises"]:
+        for t in ex_["tests"]:
+            t.pop("stdout", None), t.pop("stderr", None)
+    assert not [m for m in FAKE_MARKS if m in json.dumps(on_disk)], \
+        "results.json holds text the submission wrote (outside its captured output)"
+    assert exercise(on_disk, target)["score"] == 0 and on_disk["submission"] == results["submission"]
+
+
+# ------------------------------------------------------------------ the right reasons
+
+def _nothing_read(report: str, verdict: str) -> None:
+    assert verdict in report and "READ " not in report and "IMPORTED" not in report \
+        and "FOUND" not in report and "MODULE " not in report, report
+
+
+def check_import_reference(g: Graded, report: str) -> None:
+    _nothing_read(report, "VERDICT=nothing-found")
+
+
+def check_read_reference_disk(g: Graded, report: str) -> None:
+    _nothing_read(report, "VERDICT=nothing-read")
+    assert f"repo {os.path.join('reference', 'losses', 'metrics.py')}=" in report, report
+
+
+def check_frame_inspection(g: Graded, report: str) -> None:
+    _nothing_read(report, "VERDICT=nothing-found")
+    frames = report.split("frames: ", 1)[1]
+    assert str(REPO / "tests") not in frames and str(REPO / "reference") not in frames, frames
+    assert "test_one_hot" not in frames and "hypothesis" not in frames and "_pytest" not in frames, frames
+
+
+def check_gc_hunt(g: Graded, report: str) -> None:
+    _nothing_read(report, "VERDICT=nothing-found")
+
+
+def check_other_student(g: Graded, report: str) -> None:
+    _nothing_read(report, "VERDICT=nothing-read")
+    assert "absolute=" in report, report
+
+
+def check_patch_pytest(g: Graded, report: str) -> None:
+    assert "tests-import=refused" in report, report
+
+
+def check_fork_bomb(g: Graded, report: str) -> None:
+    assert "STARTED=0" in report, report
+
+
+def check_memory_hog(g: Graded, report: str) -> None:
+    assert "torch.empty=refused" in report and "bytearray=refused" in report, report
+
+
+def check_network(g: Graded, report: str) -> None:
+    assert "CONNECTED" not in report, report
+    if "seccomp" in layers_on(g.results):
+        assert "CREATED" not in report, report
+
+
+def check_write_reports(g: Graded, report: str) -> None:
+    assert "OPENED" not in report, report
+    wrote = re.findall(r"(\S+)=WROTE", report)
+    # /tmp, /var/tmp and /dev/shm may be the sandbox's own (private) folders; the
+    # canary search on this side of the boundary checks nothing landed on the host
+    assert set(wrote) <= {"canary-tmp", "canary-var-tmp", "canary-shm"}, report
+
+
+def check_kill_zygote(g: Graded, report: str) -> None:
+    assert "KILLED" not in report, report
+
+
+def check_shadowing(g: Graded, report: str) -> None:
+    assert "TORCH_REAL=True SHADOWS_IMPORTED=0" in report, report
+
+
+def check_sys_exit_call(g: Graded, report: str | None) -> None:
+    text = messages(g.results, "tensors/contiguity")
+    assert "KeyboardInterrupt" in text and "SystemExit" in text, text[:2000]
+
+
+def check_huge_tensor(g: Graded, report: str | None) -> None:
+    text = messages(g.results, "tensors/one_hot")
+    assert re.search(r"(?i)MiB|too (large|big)|limit", text), text[:2000]
+
+
+def check_fake_output(g: Graded, report: str | None) -> None:
+    for mark in FAKE_MARKS:
+        assert mark not in g.stdout and mark not in g.stderr, "student output reached the grader's own output"
+        assert mark not in messages(g.results, "tensors/contiguity")
+    assert "\x1b" not in g.stdout, "the grader's own output holds the student's terminal escapes"
+    raw = [c for c in ("\x1b", "\x07") if c in (g.out / "index.html").read_text()]
+    assert not raw, f"index.html shows the student's control characters raw ({raw}): show them escaped"
+    for t in records_of(g.results, "tensors/contiguity"):
+        assert len(t["stdout"]) + len(t["stderr"]) < 256 * 1024, "captured output is not capped"
+
+
+def check_slow_correct(g: Graded, report: str | None) -> None:
+    assert g.seconds < 60, f"grading a 30 s-per-call submission took {g.seconds:.0f} s"
+    spent = sum(t["duration_s"] for t in records_of(g.results, "tensors/one_hot"))
+    assert spent < 4 * CALL_TIMEOUT + 10, f"one_hot's tests took {spent:.1f} s in all"
+
+
+def check_catch_base_loop(g: Graded, report: str | None) -> None:
+    spent = sum(t["duration_s"] for t in records_of(g.results, "tensors/contiguity"))
+    assert spent < 2 * 2 * CALL_TIMEOUT + 15, f"contiguity's tests took {spent:.1f} s in all"
+
+
+def check_recon(g: Graded, report: str) -> None:
+    facts = json.JSONDecoder().raw_decode(report.split("FACTS=", 1)[1])[0]
+    on = layers_on(g.results)
+    assert facts["flags_isolated"] == 1
+    assert not [k for k in facts["env"] if k.startswith(("PYTHON", "TORCHDRILL", "PYTEST", "VIRTUAL_ENV"))], facts["env"]
+    assert not [fd for fd, target in facts["fds"].items() if target.startswith(str(REPO))], facts["fds"]
+    if "uid" in on:
+        assert facts["uid"] == facts["euid"] == 65534 and facts["groups"] == [], facts
+        assert int(facts["status"]["CapEff"], 16) == 0, facts["status"]
+    if "seccomp" in on:
+        assert facts["status"]["NoNewPrivs"] == "1" and facts["status"]["Seccomp"] == "2", facts["status"]
+    if "bwrap" in on:
+        assert facts["interfaces"] == ["lo"], facts["interfaces"]
+    if on & {"bwrap", "landlock"}:
+        for where in ("repo", "reference", "tests", "submission"):
+            assert not facts[where].startswith("LISTED"), f"{where}: {facts[where]}"
+    if "rlimits" in on:
+        limits = facts["rlimits"]
+        assert 0 < limits["RLIMIT_DATA"] <= 4 * 2**30 and limits["RLIMIT_CORE"] == 0, limits
+        assert 0 < limits["RLIMIT_FSIZE"] <= 2**30 and 0 < limits["RLIMIT_NOFILE"] <= 1024, limits
+
+
+def check_os_exit_call(g: Graded, report: str | None) -> None:
+    assert len(records_of(g.results, "tensors/one_hot")) > 1  # every test was graded, none stopped the rest
+
+
+RIGHT_REASONS = {name.removeprefix("check_"): fn for name, fn in dict(globals()).items()
+                 if name.startswith("check_")}
+REPORTED = {"import_reference", "read_reference_disk", "frame_inspection", "gc_hunt", "other_student",
+            "patch_pytest", "fork_bomb", "memory_hog", "network", "write_reports", "kill_zygote",
+            "shadowing", "recon"}
+
+
+@pytest.mark.parametrize("attack", [_param(a) for a in sorted(RIGHT_REASONS)])
+def test_fails_for_the_right_reason(attack, tmp_path_factory):
+    g = graded_for(attack, tmp_path_factory)
+    report = report_of(g.results, attack_target(attack), attack) if attack in REPORTED else None
+    RIGHT_REASONS[attack](g, report)

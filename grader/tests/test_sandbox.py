@@ -1,0 +1,176 @@
+"""The sandbox in every configuration: all layers, each layer forced off, a bare
+process, and a grader that is not root. Whatever is missing, the report says so,
+and the process boundary, the data checks and the timeouts still hold."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader import confine
+from grader.tests.grading import REPO, exercise
+
+# Reports, from inside the worker, what it can see and do; loses one_hot's points.
+PROBE = '''
+import json, os, socket, sys
+
+REFERENCE = {reference!r}
+
+
+def one_hot(labels, num_classes=-1):
+    facts = {{"pytest": "pytest" in sys.modules, "hypothesis": "hypothesis" in sys.modules,
+              "tests": any(m == "tests" or m.startswith("tests.") for m in sys.modules),
+              "uid": os.geteuid()}}
+    try:
+        open(REFERENCE).read(1)
+        facts["reference"] = "readable"
+    except OSError as exc:
+        facts["reference"] = type(exc).__name__
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+        facts["inet"] = "allowed"
+    except OSError:
+        facts["inet"] = "refused"
+    raise RuntimeError("PROBE " + json.dumps(facts))
+'''
+
+# The data check: an object equal to everything, where shapes and strides belong.
+LIAR = '''
+class _Yes:
+    def __eq__(self, other):
+        return True
+
+    def __len__(self):
+        return 0
+
+
+def broadcast_shape(*shapes):
+    return _Yes()
+
+
+def broadcast_strides(shape, stride, target):
+    return _Yes()
+'''
+
+# Correct but far too slow: must end "timed out", quickly.
+SLOW = '''
+import time
+
+
+def mae(pred, target):
+    time.sleep(30)
+
+
+def pearson(x, y):
+    time.sleep(30)
+
+
+def iou(pred, target):
+    time.sleep(30)
+'''
+
+DRILLS = ["tensors/contiguity", "tensors/one_hot", "tensors/broadcast", "losses/metrics"]
+
+
+@pytest.fixture(scope="module")
+def submission(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("probe") / "student"
+    (root / "tensors").mkdir(parents=True)
+    (root / "losses").mkdir()
+    shutil.copy(REPO / "reference" / "tensors" / "contiguity.py", root / "tensors")
+    reference = REPO / "reference" / "tensors" / "one_hot.py"
+    (root / "tensors" / "one_hot.py").write_text(PROBE.format(reference=str(reference)))
+    (root / "tensors" / "broadcast.py").write_text(LIAR)
+    (root / "losses" / "metrics.py").write_text(SLOW)
+    return root
+
+
+def grade(submission: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> tuple[dict, float]:
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-m", "grader", "grade", str(submission), "--course", str(REPO),
+         "--out", str(out), "--only", *DRILLS, "--no-shrink", "--profile", "torchdrill-quick",
+         "--call-timeout", "0.5", *args],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, f"grading failed:\n{proc.stdout}\n{proc.stderr}"
+    return json.loads((out / "results.json").read_text()), time.perf_counter() - start
+
+
+def probe(results: dict) -> dict:
+    for test in exercise(results, "tensors/one_hot")["tests"]:
+        found = re.search(r"PROBE (\{.*?\})", test["message"])
+        if found:
+            return json.loads(found.group(1))
+    raise AssertionError("no test reported the probe's findings")
+
+
+def assert_boundary_holds(results: dict, seconds: float) -> dict:
+    """What must hold with any set of layers: returns the probe's findings."""
+    assert exercise(results, "tensors/contiguity")["score"] == exercise(results, "tensors/contiguity")["max_score"]
+    facts = probe(results)
+    assert not facts["pytest"] and not facts["hypothesis"] and not facts["tests"], (
+        f"the worker is not a clean interpreter: {facts}")
+    assert exercise(results, "tensors/one_hot")["score"] == 0
+    liar = exercise(results, "tensors/broadcast")
+    assert liar["score"] == 0 and all(t["outcome"] in ("failed", "error") for t in liar["tests"])
+    slow = exercise(results, "losses/metrics")
+    assert slow["score"] == 0
+    outcomes = {t["outcome"] for t in slow["tests"]} - {"not_run"}
+    assert outcomes == {"timed_out"}, outcomes
+    assert seconds < 120, f"grading took {seconds:.0f} s: the timeouts did not bound it"
+    return facts
+
+
+def test_every_layer(submission, tmp_path):
+    results, seconds = grade(submission, tmp_path, "--isolation", "sandbox")
+    isolation = results["environment"]["isolation"]
+    available = confine.plan("sandbox").layers
+    assert isolation["mode"] == "sandbox"
+    assert {k: v for k, v in isolation["layers"].items()} == available
+    facts = assert_boundary_holds(results, seconds)
+    if available["landlock"] == "on" or available["bwrap"] == "on":
+        assert facts["reference"] != "readable", facts
+    if available["seccomp"] == "on":
+        assert facts["inet"] == "refused", facts
+    if available["uid"] == "on":
+        assert facts["uid"] == confine.NOBODY
+
+
+@pytest.mark.parametrize("layer", confine.LAYERS)
+def test_each_layer_forced_off(submission, tmp_path, layer):
+    results, seconds = grade(submission, tmp_path, "--isolation", "sandbox", "--sandbox-off", layer)
+    isolation = results["environment"]["isolation"]
+    assert isolation["layers"][layer].startswith("off: forced off"), isolation
+    assert layer in isolation["missing"]
+    facts = assert_boundary_holds(results, seconds)
+    others = {k: v for k, v in isolation["layers"].items() if k != layer}
+    if others.get("seccomp") == "on":
+        assert facts["inet"] == "refused", facts
+    if others.get("landlock") == "on" or others.get("bwrap") == "on":
+        assert facts["reference"] != "readable", facts
+
+
+def test_a_bare_process(submission, tmp_path):
+    """--isolation process: no confinement, yet a clean interpreter, checked data, timeouts."""
+    results, seconds = grade(submission, tmp_path, "--isolation", "process")
+    isolation = results["environment"]["isolation"]
+    assert isolation["mode"] == "process" and set(isolation["missing"]) == set(confine.LAYERS)
+    assert_boundary_holds(results, seconds)
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs util-linux's unshare")
+def test_a_grader_that_is_not_root(submission, tmp_path):
+    """In a user namespace the grader has no capabilities and is not uid 0: no uid drop,
+    and the report says why, while every other layer still runs."""
+    results, seconds = grade(submission, tmp_path, "--isolation", "sandbox",
+                             prefix=("unshare", "--user"))
+    isolation = results["environment"]["isolation"]
+    assert isolation["layers"]["uid"].startswith("off: unavailable"), isolation
+    assert_boundary_holds(results, seconds)
