@@ -218,8 +218,9 @@ class Sandbox:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def report(self) -> dict[str, Any]:
-        """``environment.isolation`` for results.json."""
-        return confine.describe(self.plan, self.applied)
+        """``environment.isolation`` for results.json (and how often the zygote
+        had to be restarted: a sign of trouble worth a look)."""
+        return {**confine.describe(self.plan, self.applied), "zygote_restarts": self.restarts}
 
 
 class _Worker:
