@@ -16,6 +16,7 @@ import io
 import json
 import re
 import signal
+import sys
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -136,9 +137,17 @@ def _start_sandbox_early(config: pytest.Config) -> None:
     option = config.getoption("submission")
     runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
     if config.getoption("isolation") != "none" and option and runs_tests:
-        from grader import remote
-        remote.sandbox_for(Path(option).resolve(), config.getoption("isolation"),
-                           config.getoption("sandbox_off"), config.getoption("call_timeout"))
+        _sandbox(config, Path(option).resolve())
+
+
+def _sandbox(config: pytest.Config, root: Path):
+    """This process's sandbox for the submission at ``root``, as the options ask."""
+    from grader import remote
+    try:
+        return remote.sandbox_for(root, config.getoption("isolation"),
+                                  config.getoption("sandbox_off"), config.getoption("call_timeout"))
+    except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
+        pytest.exit(f"the sandbox could not start: {exc}", returncode=SANDBOX_FAILED)
 
 
 def _load_profile_without_shrinking() -> None:
@@ -220,19 +229,19 @@ def impl(request: pytest.FixtureRequest) -> Implementation:
         raise pytest.UsageError(f"{request.node.nodeid}: 'impl' needs a module marked "
                                 "pytest.mark.exercise(points=...)")
     path = Path(str(request.node.path))
-    option = request.config.getoption("submission")
-    root = (Path(option) if option else course_root(path) / "exercises").resolve()
+    root = submission_root(request.config, path)
     forbidden = Forbidden.from_marker(marker.kwargs.get("forbid"))
-    isolation = request.config.getoption("isolation")
-    if isolation == "none":
+    if request.config.getoption("isolation") == "none":
         return Implementation(root, exercise_id(path, marker), forbidden)
     from grader import remote
-    try:
-        sandbox = remote.sandbox_for(root, isolation, request.config.getoption("sandbox_off"),
-                                     request.config.getoption("call_timeout"))
-    except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
-        pytest.exit(f"the sandbox could not start: {exc}", returncode=SANDBOX_FAILED)
-    return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden, sandbox)
+    return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden,
+                                          _sandbox(request.config, root))
+
+
+def submission_root(config: pytest.Config, test_path: Path) -> Path:
+    """The folder graded: ``--submission``, else ``exercises/`` beside the tests."""
+    option = config.getoption("submission")
+    return (Path(option) if option else course_root(test_path) / "exercises").resolve()
 
 
 _reference_cache: dict[tuple[Path, str], ModuleType] = {}
@@ -376,13 +385,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 
 def _isolation_used() -> dict[str, Any] | None:
     """What confined this process's workers, once one has started (else None)."""
-    import sys
     remote = sys.modules.get("grader.remote")
     return remote.isolation_report() if remote is not None else None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    import sys
     remote = sys.modules.get("grader.remote")
     if remote is not None:
         remote.close_all()
@@ -422,9 +429,10 @@ class ResultsCollector:
             self.isolation = info["isolation"]
         eid = meta["exercise"]
         if eid not in self.exercises:
+            root = submission_root(self.config, Path(self.config.rootpath, report.nodeid.split("::")[0]))
             self.exercises[eid] = results_module.ExerciseInfo(
                 eid, meta["points"], meta["title"],
-                static_flags=scan.flags_for(self._submission_root(report), eid, meta.get("forbid")))
+                static_flags=scan.flags_for(root, eid, meta.get("forbid")))
         record = self.tests.get(report.nodeid)
         if record is None:
             record = self.tests[report.nodeid] = results_module.TestRecord(
@@ -440,12 +448,6 @@ class ResultsCollector:
             record.outcome = info["outcome"]
             record.message = info.get("message", "")
             record.counterexample = info.get("counterexample")
-
-    def _submission_root(self, report: pytest.TestReport) -> Path:
-        option = self.config.getoption("submission")
-        if option:
-            return Path(option).resolve()
-        return course_root(Path(self.config.rootpath, report.nodeid.split("::")[0])) / "exercises"
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.tests:

@@ -173,13 +173,13 @@ class Encoder:
             return {"device": str(v)}
         if t in (torch.Tensor, torch.nn.Parameter) or _is_torch_class(v, torch.nn.Module, "torch.nn.") \
                 or _is_torch_class(v, torch.optim.Optimizer, "torch.optim."):
-            if self.strict:
-                return {"obj": self.ref(v)}
             try:
                 return {"obj": self.ref(v)}
             except WireError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a sparse, meta or exotic tensor
+                if self.strict:
+                    raise
                 return self._opaque(v, f"cannot cross the grading boundary ({exc})")
         return self._opaque(v, "cannot cross the grading boundary")
 

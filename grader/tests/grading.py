@@ -5,18 +5,27 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_grade(submission: Path | str, out: Path, *args: str, timeout: float = 600) -> dict[str, Any]:
-    """``python -m grader grade SUBMISSION --out OUT ARGS``; returns results.json."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out),
+def grade_process(submission: Path | str, out: Path, *args: str, timeout: float = 600,
+                  prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
+    """Run ``[PREFIX] python -m grader grade SUBMISSION --out OUT ARGS`` in the course;
+    ``prefix`` wraps it (``unshare --user``: a grader that is not root)."""
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out),
          "--course", str(REPO), *args],
         capture_output=True, text=True, timeout=timeout, cwd=REPO)
+
+
+def run_grade(submission: Path | str, out: Path, *args: str, timeout: float = 600,
+              prefix: Sequence[str] = ()) -> dict[str, Any]:
+    """``grade_process`` that must succeed; returns results.json."""
+    proc = grade_process(submission, out, *args, timeout=timeout, prefix=prefix)
     assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return json.loads((out / "results.json").read_text())
 

@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -49,7 +48,7 @@ from typing import Any
 
 import pytest
 
-from grader.tests.grading import REPO, exercise
+from grader.tests.grading import REPO, exercise, grade_process
 
 ADVERSARIAL = Path(__file__).parent / "adversarial"
 CONTROLS = ("losses/metrics", "tensors/contiguity")
@@ -247,10 +246,8 @@ def _grade(name: str, base: Path) -> Graded:
     before = {k: _digest(v) for k, v in watched.items()}
     only = [attack_target(a) for a in attacks] + [control]
     start = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", str(submission), "--course", str(REPO),
-         "--out", str(out), "--isolation", "sandbox", "--no-shrink", *options, "--only", *only],
-        capture_output=True, text=True, timeout=300, cwd=REPO)
+    proc = grade_process(submission, out, "--isolation", "sandbox", "--no-shrink", *options,
+                         "--only", *only, timeout=300)
     seconds = time.monotonic() - start
     after = {k: _digest(v) for k, v in watched.items()}
     canaries = _find_canaries(root, canary)

@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from grader import confine
-from grader.tests.grading import REPO, exercise
+from grader.tests.grading import REPO, exercise, run_grade
 
 # Reports, from inside the worker, what it can see and do; loses one_hot's points.
 PROBE = '''
@@ -94,13 +92,9 @@ def submission(tmp_path_factory) -> Path:
 
 def grade(submission: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> tuple[dict, float]:
     start = time.perf_counter()
-    proc = subprocess.run(
-        [*prefix, sys.executable, "-m", "grader", "grade", str(submission), "--course", str(REPO),
-         "--out", str(out), "--only", *DRILLS, "--no-shrink", "--profile", "torchdrill-quick",
-         "--call-timeout", "0.5", *args],
-        capture_output=True, text=True, timeout=300, cwd=REPO)
-    assert proc.returncode == 0, f"grading failed:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads((out / "results.json").read_text()), time.perf_counter() - start
+    results = run_grade(submission, out, "--only", *DRILLS, "--no-shrink", "--profile",
+                        "torchdrill-quick", "--call-timeout", "0.5", *args, timeout=300, prefix=prefix)
+    return results, time.perf_counter() - start
 
 
 def probe(results: dict) -> dict:
