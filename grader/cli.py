@@ -123,12 +123,25 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
           workers: int = 0, profile: str | None = None, show_progress: bool = True,
           extra_args: list[str] | None = None) -> dict[str, Any]:
     """Grade ``submission`` with ``course``'s tests; write and return results."""
+    results_path = out / "results.json"
+    args = grading_args(course, only, workers, profile, extra_args)
+    console = Console(stderr=True)
+    use_bar = show_progress and console.is_terminal
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True,
+                  disable=not use_bar) as progress:
+        return run_grading(course, submission, results_path, args,
+                           plugins=[_Progress(progress if use_bar else None)])
+
+
+def grading_args(course: Path, only: list[str] | None = None, workers: int = 0,
+                 profile: str | None = None, extra_args: list[str] | None = None) -> list[str]:
+    """pytest's arguments for grading with ``course``'s tests (every drill, or ``only``)."""
     available = exercise_tests(course)
     unknown = [e for e in (only or []) if e not in available]
     if unknown:
         raise UsageError(f"unknown exercise {', '.join(unknown)}; known: {', '.join(available)}")
     targets = [str(available[e]) for e in only] if only else [str(course / "tests")]
-    results_path = out / "results.json"
     args = [*targets, "-n", str(workers), *(extra_args or [])]
     if workers:
         # A drill's tests share one worker: each worker then pays only its own drills'
@@ -137,13 +150,7 @@ def grade(course: Path, submission: Path, out: Path, only: list[str] | None = No
         args += ["--dist", "loadfile"]
     if profile:
         args += ["--hypothesis-profile", profile]
-    console = Console(stderr=True)
-    use_bar = show_progress and console.is_terminal
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True,
-                  disable=not use_bar) as progress:
-        return run_grading(course, submission, results_path, args,
-                           plugins=[_Progress(progress if use_bar else None)])
+    return args
 
 
 def run_grading(course: Path, submission: Path, results_path: Path, args: list[str],
@@ -188,14 +195,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     submission = resolve_submission(course, args.submission)
     out = Path(args.out) if args.out else course / "reports"
     _templates(course)  # a missing template is reported now, not after grading
-    extra = ["--isolation", isolation(args.isolation, course, submission)]
-    extra += [f"--sandbox-off={layer}" for layer in args.sandbox_off or []]
-    if args.call_timeout is not None:
-        extra += ["--call-timeout", str(args.call_timeout)]
-    if args.test_timeout is not None:
-        extra += ["--test-timeout", str(args.test_timeout)]
-    if args.no_shrink:
-        extra.append("--no-shrink")
+    extra = grading_options(args, isolation(args.isolation, course, submission))
     results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
                     profile=args.profile, extra_args=extra)
     table.render(results, verbose=args.verbose)
@@ -203,6 +203,19 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print(f"results: {out / 'results.json'}")
     _publish(results, out, course, args)
     return EXIT_OK
+
+
+def grading_options(args: argparse.Namespace, isolation: str) -> list[str]:
+    """The plugin's options for what ``add_grading_options`` parsed."""
+    extra = ["--isolation", isolation]
+    extra += [f"--sandbox-off={layer}" for layer in args.sandbox_off or []]
+    if args.call_timeout is not None:
+        extra += ["--call-timeout", str(args.call_timeout)]
+    if args.test_timeout is not None:
+        extra += ["--test-timeout", str(args.test_timeout)]
+    if args.no_shrink:
+        extra.append("--no-shrink")
+    return extra
 
 
 def isolation(given: str, course: Path, submission: Path) -> str:
@@ -273,6 +286,31 @@ def _publish(results: dict[str, Any], out: Path, course: Path, args: argparse.Na
         print(f"junit: {exports.write_junit(results, Path(args.junit))}")
 
 
+def add_grading_options(p: argparse.ArgumentParser, isolation_default: str,
+                        isolation_help: str) -> None:
+    """The options ``grade`` and ``grade-all`` share: how tests run, where code runs."""
+    p.add_argument("--profile", choices=["torchdrill", "torchdrill-quick"], default=None,
+                   help="hypothesis profile (default torchdrill: 100 examples per property)")
+    p.add_argument("--no-shrink", action="store_true",
+                   help="skip shrinking failures: the same scores, sooner, but counterexamples "
+                        "are the first failing inputs found, not the smallest")
+    p.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: found "
+                                                   "from the current folder upwards)")
+    choices = ["none", "process", "sandbox"] + (["auto"] if isolation_default == "auto" else [])
+    p.add_argument("--isolation", choices=choices, default=isolation_default, help=isolation_help)
+    p.add_argument("--sandbox-off", action="append", metavar="LAYER",
+                   choices=["bwrap", "uid", "landlock", "seccomp", "rlimits"],
+                   help="switch one confinement layer off (repeatable; also the environment "
+                        "variable TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the "
+                        "report say which layers ran")
+    p.add_argument("--call-timeout", type=float, metavar="SECONDS",
+                   help="wall-clock limit per call of the submission's code in a worker "
+                        "(default 10); after 2 timeouts a function's remaining tests are "
+                        "'timed out' without calling it")
+    p.add_argument("--test-timeout", type=float, metavar="SECONDS",
+                   help="wall-clock limit per test (default 120)")
+
+
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", action="append", choices=["html", "gradescope"],
                    help="also write this format (repeatable): gradescope writes "
@@ -300,31 +338,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grade only these exercises, e.g. tensors/one_hot")
     g.add_argument("-n", "--workers", type=int, default=0, metavar="N",
                    help="spread the tests over N processes (pytest-xdist; default 0: this process)")
-    g.add_argument("--profile", choices=["torchdrill", "torchdrill-quick"], default=None,
-                   help="hypothesis profile (default torchdrill: 100 examples per property)")
-    g.add_argument("--no-shrink", action="store_true",
-                   help="skip shrinking failures: the same scores, sooner, but counterexamples "
-                        "are the first failing inputs found, not the smallest")
-    g.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: found "
-                                                   "from the current folder upwards)")
-    g.add_argument("--isolation", choices=["auto", "none", "process", "sandbox"], default="auto",
-                   help="where the submission's code runs. sandbox: a confined worker process "
-                        "per exercise (namespaces, dropped uid, Landlock, seccomp, rlimits: "
-                        "for other people's code); process: a clean worker process, unconfined; "
-                        "none: in the grader (fast to debug; your own code only). auto "
-                        "(default): none for this course's exercises/ and reference/, "
-                        "sandbox for any other folder")
-    g.add_argument("--sandbox-off", action="append", metavar="LAYER",
-                   choices=["bwrap", "uid", "landlock", "seccomp", "rlimits"],
-                   help="switch one confinement layer off (repeatable; also the environment "
-                        "variable TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the "
-                        "report say which layers ran")
-    g.add_argument("--call-timeout", type=float, metavar="SECONDS",
-                   help="wall-clock limit per call of the submission's code in a worker "
-                        "(default 10); after 2 timeouts a function's remaining tests are "
-                        "'timed out' without calling it")
-    g.add_argument("--test-timeout", type=float, metavar="SECONDS",
-                   help="wall-clock limit per test (default 120)")
+    add_grading_options(g, isolation_default="auto", isolation_help=(
+        "where the submission's code runs. sandbox: a confined worker process per exercise "
+        "(namespaces, dropped uid, Landlock, seccomp, rlimits: for other people's code); "
+        "process: a clean worker process, unconfined; none: in the grader (fast to debug; "
+        "your own code only). auto (default): none for this course's exercises/ and "
+        "reference/, sandbox for any other folder"))
     _add_output_options(g)
     g.set_defaults(run=cmd_grade)
 
@@ -338,9 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_options(r)
     r.set_defaults(run=cmd_report)
 
-    from grader import learn, release  # the learner's commands; the instructor's handout
+    from grader import classgrade, learn, release  # learner's commands; instructor's
     learn.register(sub)
     release.register(sub)
+    classgrade.register(sub)
     return parser
 
 

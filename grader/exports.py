@@ -1,6 +1,7 @@
-"""Machine-readable exports of ``results.json``: Gradescope's results and JUnit XML.
+"""Machine-readable exports of ``results.json``: Gradescope's results and JUnit XML,
+and, for a whole class, a grades CSV and one Gradescope file per student.
 
-Both are made from the results document alone (like the HTML report), so they
+All are made from results documents alone (like the HTML report), so they
 can be written again later with ``torchdrill report``.
 
 Gradescope (``DIR/gradescope/results.json``; an autograder copies it to
@@ -17,19 +18,25 @@ per property. ``failed`` and ``not_attempted`` are failures (both cost points;
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 from grader import present
+from grader.files import write_atomically
 from grader.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 
 GRADESCOPE_DIR = "gradescope"
 GRADESCOPE_NAME = "results.json"
+GRADES_NAME = "grades.csv"
 MAX_OUTPUT = 8000  # characters of explanation per Gradescope test / JUnit element
+
+
+class ExportError(ValueError):
+    """An export cannot be written as asked (say, a student id that is no file name)."""
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -91,7 +98,7 @@ def _gradescope_summary(results: dict[str, Any]) -> str:
 def write_gradescope(results: dict[str, Any], out: Path) -> Path:
     """Write ``out/gradescope/results.json``; returns its path."""
     path = out / GRADESCOPE_DIR / GRADESCOPE_NAME
-    _atomic_write(path, json.dumps(gradescope(results), indent=1) + "\n")
+    write_atomically(path, json.dumps(gradescope(results), indent=1) + "\n")
     return path
 
 
@@ -159,8 +166,129 @@ def write_junit(results: dict[str, Any], path: Path) -> Path:
     tree = junit(results)
     ET.indent(tree)
     text = ET.tostring(tree.getroot(), encoding="unicode", xml_declaration=False)
-    _atomic_write(path, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")
+    write_atomically(path, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")
     return path
+
+
+# ------------------------------------------------------------------ a class
+
+# Canvas's gradebook import reads these leading columns (the header must start with
+# "Student" then "ID" and the last of them must be "Section"); columns after them
+# are assignments. "Final Points" is one of the columns Canvas exports as read-only
+# and ignores on import, so the total never becomes a stray assignment there.
+CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+TOTAL_COLUMN = "Final Points"
+POINTS_POSSIBLE = "Points Possible"
+
+
+def grades_rows(results_by_student: dict[str, dict[str, Any]], *,
+                points_possible: bool = False) -> list[list[str]]:
+    """The rows of ``grades.csv`` (header first); see ``write_grades_csv``."""
+    exercises: dict[str, float] = {}
+    for results in results_by_student.values():
+        for ex in results["exercises"]:
+            exercises[ex["id"]] = max(exercises.get(ex["id"], 0.0), ex["points"])
+    ids = sorted(exercises)
+    rows = [[*CANVAS_STUDENT_COLUMNS, *ids, TOTAL_COLUMN]]
+    if points_possible:
+        rows.append([POINTS_POSSIBLE, "", "", "", "", *(_csv_number(exercises[e]) for e in ids),
+                     _csv_number(sum(exercises.values()))])
+    for sid in sorted(results_by_student):
+        results = results_by_student[sid]
+        by_id = {ex["id"]: ex for ex in results["exercises"]}
+        scores = [_csv_score(by_id.get(e)) for e in ids]
+        rows.append([sid, "", sid, sid, "", *scores, _csv_number(results["score"])])
+    return rows
+
+
+def write_grades_csv(results_by_student: dict[str, dict[str, Any]], path: Path, *,
+                     points_possible: bool = False) -> Path:
+    """Write one row per student (sorted by id): the id, one score per exercise
+    (columns named by exercise id, sorted), and the total; returns ``path``.
+
+    The layout is Canvas's gradebook import format, which Moodle also reads:
+
+    - Canvas needs the leading columns ``Student, ID, SIS User ID, SIS Login ID,
+      Section`` and matches a row to a student by ``ID`` (Canvas's own user id,
+      which torchdrill does not know, so it is left empty), then ``SIS User ID``,
+      then ``SIS Login ID``, then the name in ``Student``. The student id (the
+      submission's name) is written in all three, so it matches whichever one the
+      course uses. The total is ``Final Points``, a column Canvas ignores on import
+      (it computes its own); every other column becomes or updates an assignment
+      named by exercise id.
+    - Moodle's "Import grades from CSV" lets the instructor map any one column to
+      username, ID number or email address (map ``SIS Login ID`` to username, say)
+      and each score column to a grade item, ignoring the rest.
+
+    Scores are in points, at most 4 decimals, no float noise (``6.6667``, ``10``).
+    An exercise pending on this machine (not run here) or absent from a student's
+    results is left empty: no grade, not a zero. A stub (not attempted) is ``0``.
+
+    ``points_possible`` adds Canvas's optional second row ``Points Possible`` (each
+    exercise's points), which sets the maximum of assignments the import creates.
+    It is off by default: Moodle would take that row for a student it cannot find
+    and abort the whole import.
+
+    UTF-8 without a byte-order mark, comma separated, quoted where needed (RFC
+    4180); written atomically."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(
+        grades_rows(results_by_student, points_possible=points_possible))
+    write_atomically(path, buf.getvalue(), newline="")
+    return path
+
+
+def _csv_score(ex: dict[str, Any] | None) -> str:
+    if ex is None or ex["status"] == NOT_RUN:
+        return ""
+    return _csv_number(ex["score"])
+
+
+def _csv_number(x: float) -> str:
+    return present.number(x, 4)
+
+
+# A student id becomes a file name: the rule grader.submissions gives student ids
+# (ASCII letters, digits and ``. _ - @ +``, starting with a letter or digit, at most
+# 100 characters), so no path separator, no hidden file, no command-line option;
+# and none of the names Windows reserves (``CON.json`` cannot be made there).
+
+
+def check_file_id(student_id: str) -> str:
+    """``student_id`` if it is safe as a file name everywhere, else ExportError."""
+    from grader.submissions import student_id_problem  # the one rule for ids
+
+    problem = student_id_problem(student_id) if isinstance(student_id, str) else "not a string"
+    if problem:
+        raise ExportError(f"student id {student_id!r} is not a safe file name: {problem}")
+    return student_id
+
+
+def write_gradescope_class(results_by_student: dict[str, dict[str, Any]], out: Path) -> list[Path]:
+    """Write ``out/gradescope/<ID>.json`` (Gradescope's results, as ``gradescope``
+    makes them) for every student, sorted by id; returns the paths.
+
+    Every id is checked before anything is written: an id that is no safe file
+    name, or two ids that differ only in case (one file on macOS and Windows),
+    stop the export with an ExportError naming them."""
+    ids = sorted(results_by_student)
+    folded: dict[str, str] = {}
+    for sid in ids:
+        try:
+            check_file_id(sid)
+        except ExportError as exc:
+            raise ExportError(f"cannot write {GRADESCOPE_DIR}/<ID>.json for {sid!r}: {exc}") from None
+        other = folded.setdefault(sid.casefold(), sid)
+        if other != sid:
+            raise ExportError(f"cannot write {GRADESCOPE_DIR}/<ID>.json: student ids {other!r} and "
+                              f"{sid!r} differ only in case, and would share one file on a "
+                              "case-insensitive file system")
+    paths = []
+    for sid in ids:
+        path = out / GRADESCOPE_DIR / f"{sid}.json"
+        write_atomically(path, json.dumps(gradescope(results_by_student[sid]), indent=1) + "\n")
+        paths.append(path)
+    return paths
 
 
 # ------------------------------------------------------------------ helpers
@@ -172,12 +300,3 @@ def _xml(text: str) -> str:
 
 def _truncate(text: str, limit: int = MAX_OUTPUT) -> str:
     return text if len(text) <= limit else text[: limit - 20] + "\n... (truncated)"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)  # mkstemp makes it private; an export is for other tools to read
-    os.replace(tmp, path)

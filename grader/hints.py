@@ -9,11 +9,10 @@ record how many hints each drill used (``hints_used`` on each exercise of
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from grader.course import Drill
+from grader.files import write_atomically
 
 HINTS_FILE = ".torchdrill-hints.json"
 SCHEMA = 1
@@ -52,10 +51,4 @@ def reveal_next(submission: Path, drill: Drill) -> list[str]:
 
 def _write(path: Path, data: dict) -> None:
     """Atomically: a crash never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".hints-", suffix=".json", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(data, indent=1) + "\n")

@@ -5,14 +5,14 @@ process`` or ``sandbox``. It keeps every guarantee of the in-process one (same
 outcomes, same counterexample records) but sends each call to a worker
 (``grader.worker``) and rebuilds the answer from plain data (``grader.wire``).
 
-One ``Sandbox`` per submission and pytest process: a private tmp holding a copy
-of the submission's ``.py`` files (nothing else from its folder), one zygote
-started from a clean interpreter, and one worker per exercise forked from it, so
-an exercise that crashes, hangs or poisons its interpreter costs only its own
-points. The grader enforces wall-clock limits itself: a call past
-``--call-timeout`` kills its worker (the next call gets a fresh one), and after
-``MAX_TIMEOUTS`` such calls the function is not called again: its remaining
-tests are "timed out" at once.
+One ``Sandbox`` per submission and pytest process: a private folder holding a
+copy of the submission's ``.py`` files (nothing else from its folder), and one
+worker per exercise, forked from this process's ``Zygote`` (a clean interpreter
+that imported torch once and outlives submissions), so an exercise that crashes,
+hangs or poisons its interpreter costs only its own points. The grader enforces
+wall-clock limits itself: a call past ``--call-timeout`` kills its worker (the
+next call gets a fresh one), and after ``MAX_TIMEOUTS`` such calls the function
+is not called again: its remaining tests are "timed out" at once.
 
 Gradients cross too: when a call's inputs require grad and its outputs do, the
 outputs come back attached to a ``_Bridge`` autograd node whose backward asks
@@ -43,14 +43,13 @@ from grader.describe import describe
 from grader.forbid import Forbidden
 from grader.impl import Implementation
 from grader.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
+from grader.submissions import MAX_SOURCE_BYTES, MAX_SUBMISSION_BYTES
 
 ISOLATION_MODES = ("none", "process", "sandbox")
 DEFAULT_CALL_TIMEOUT_S = 10.0
 GLOO_TIMEOUT_S = 60.0
 START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
 MAX_TIMEOUTS = 2  # calls of one function past the limit before it is no longer called
-MAX_SOURCE_BYTES = 1 * 2**20  # per .py file copied from the submission
-MAX_SUBMISSION_BYTES = 16 * 2**20
 
 
 class SandboxError(RuntimeError):
@@ -63,28 +62,27 @@ class _WorkerDied(Exception):
 
 # ---------------------------------------------------------------- the sandbox
 
-class Sandbox:
-    """One submission's private tmp, zygote and workers (see the module docstring)."""
+class Zygote:
+    """A clean interpreter that imported torch once and forks confined workers.
 
-    def __init__(self, submission: Path, isolation: str, off: Collection[str] = (),
-                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S):
-        self.submission = submission
-        self.call_timeout = call_timeout
-        self.plan = confine.plan(isolation, off)
-        self.applied: dict[str, str] | None = None
+    It holds no submission: every fork request names the submission copy and the
+    private tmp its worker may see, so one zygote serves every submission this
+    process grades (``grade-all`` grades many in one process; the zygote's start,
+    ~2.5 s of imports, is paid once). Its root folder, the only folder bubblewrap
+    binds read-write, holds one sub-folder per submission being graded.
+    """
+
+    def __init__(self, plan: confine.Plan):
+        self.plan = plan
         self.tmp = Path(tempfile.mkdtemp(prefix="torchdrill-sandbox-"))
         os.chmod(self.tmp, 0o755)
-        self.copy = self.tmp / "submission"
-        copy_sources(submission, self.copy)
-        self.workers: dict[str, _Worker] = {}
-        self.timeouts: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
-        self._serial = 0
-        self._broken = False  # a zygote exchange was cut short: restart before the next
+        self._broken = False  # an exchange was cut short: restart before the next
         self.restarts = 0
-        self._start_zygote()
+        self.generation = 0  # bumped by each restart: workers of older ones are gone
+        self._start()
 
-    def _start_zygote(self) -> None:
+    def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         argv = [sys.executable, "-I", "-m", "grader.worker"]
         self._log = open(self.tmp / "zygote.log", "wb")
@@ -96,12 +94,12 @@ class Sandbox:
         self.control = ours
         self.control.settimeout(START_TIMEOUT_S)
 
-    def _control(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+    def exchange(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
         """One request to the zygote and its reply. An exchange cut short (the test's
         clock, Ctrl-C) leaves a reply in flight: the zygote is then restarted rather
         than letting a late reply answer the next request."""
         if self._broken:
-            self._restart_zygote()
+            self.restart()
         with self._lock:
             self._broken = True
             try:
@@ -109,17 +107,68 @@ class Sandbox:
                 reply = self.control.recv(1 << 16)
             except OSError as exc:
                 raise SandboxError(f"the sandbox's zygote is gone ({exc}); its log: "
-                                   f"{self._zygote_log()}") from None
+                                   f"{self.log()}") from None
             if not reply:
-                raise SandboxError(f"the sandbox's zygote exited; its log: {self._zygote_log()}")
+                raise SandboxError(f"the sandbox's zygote exited; its log: {self.log()}")
             self._broken = False
         return json.loads(reply)
 
-    def _zygote_log(self) -> str:
+    def log(self) -> str:
         try:
             return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:]
         except OSError:
             return "(none)"
+
+    def restart(self) -> None:
+        """A new zygote (the old one's workers die with it: PR_SET_PDEATHSIG)."""
+        self._stop(kill=True)
+        self.restarts += 1
+        self.generation += 1
+        self._broken = False
+        self._start()
+
+    def _stop(self, kill: bool) -> None:
+        self.control.close()  # the zygote exits when its control socket closes
+        try:
+            if kill:
+                self.proc.kill()
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+    def close(self) -> None:
+        self._stop(kill=False)
+        if os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
+            shutil.copy(self.tmp / "zygote.log", os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Sandbox:
+    """One submission's copy, workers and timeout counts, served by this process's
+    zygote for the plan (see the module docstring)."""
+
+    def __init__(self, submission: Path, isolation: str, off: Collection[str] = (),
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S):
+        self.submission = submission
+        self.call_timeout = call_timeout
+        self.plan = confine.plan(isolation, off)
+        self.zygote = zygote_for(self.plan)
+        self.tmp = Path(tempfile.mkdtemp(prefix="s", dir=self.zygote.tmp))
+        os.chmod(self.tmp, 0o755)
+        self.copy = self.tmp / "submission"
+        copy_sources(submission, self.copy)
+        self.applied: dict[str, str] | None = None
+        self.workers: dict[str, _Worker] = {}
+        self.timeouts: Counter[tuple[str, str]] = Counter()
+        self._serial = 0
+        self._restarts_before = self.zygote.restarts
+
+    @property
+    def restarts(self) -> int:
+        """Zygote restarts while this submission was graded."""
+        return self.zygote.restarts - self._restarts_before
 
     def fork(self, exercise: str, forbid: dict[str, str], role: str = "worker",
              shared: Path | None = None) -> _Worker:
@@ -135,17 +184,17 @@ class Sandbox:
                    "submission": str(self.submission), "exercise": exercise, "forbid": forbid,
                    "tmp": str(tmp), "role": role, "shared": str(shared) if shared else None}
         try:
-            pid = int(self._control(request, [theirs.fileno()])["pid"])
+            pid = int(self.zygote.exchange(request, [theirs.fileno()])["pid"])
         finally:
             theirs.close()
-        worker = _Worker(self, ours, pid, tmp)
+        worker = _Worker(self.zygote, ours, pid, tmp)
         ours.settimeout(START_TIMEOUT_S)
         try:
             hello, _ = wire.receive(ours)
         except (OSError, EOFError, wire.WireError) as exc:
             worker.kill()
             raise SandboxError(f"a sandbox worker did not start ({exc}); zygote log: "
-                               f"{self._zygote_log()}") from None
+                               f"{self.zygote.log()}") from None
         if self.applied is None:
             self.applied = {k: str(v) for k, v in dict(hello.get("applied") or {}).items()}
         return worker
@@ -156,24 +205,10 @@ class Sandbox:
             try:
                 worker = self.fork(exercise, forbid)
             except SandboxError:  # e.g. a degraded sandbox let a student kill the zygote
-                self._restart_zygote()
+                self.zygote.restart()
                 worker = self.fork(exercise, forbid)  # a second failure is the grader's
             self.workers[exercise] = worker
         return worker
-
-    def _restart_zygote(self) -> None:
-        """A new zygote (the old one's workers die with it: PR_SET_PDEATHSIG)."""
-        for worker in list(self.workers.values()):
-            worker.alive = False
-            worker.sock.close()
-        self.workers.clear()
-        self.control.close()
-        self.proc.kill()
-        self.proc.wait()
-        self._log.close()
-        self.restarts += 1
-        self._broken = False
-        self._start_zygote()
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
                 header: dict[str, Any], buffers: Sequence[memoryview]) -> tuple[dict[str, Any], bytearray]:
@@ -204,17 +239,10 @@ class Sandbox:
             raise
 
     def close(self) -> None:
+        """Stop this submission's workers and remove its copy (the zygote stays)."""
         for worker in list(self.workers.values()):
             worker.close()
-        try:
-            self.control.close()
-            self.proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            self.proc.kill()
-            self.proc.wait()
-        self._log.close()
-        if os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
-            shutil.copy(self.tmp / "zygote.log", os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
+        self.workers.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def report(self) -> dict[str, Any]:
@@ -224,9 +252,15 @@ class Sandbox:
 
 
 class _Worker:
-    def __init__(self, sandbox: Sandbox, sock: socket.socket, pid: int, tmp: Path):
-        self.sandbox, self.sock, self.pid, self.tmp = sandbox, sock, pid, tmp
-        self.alive = True
+    def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, tmp: Path):
+        self.zygote, self.sock, self.pid, self.tmp = zygote, sock, pid, tmp
+        self.generation = zygote.generation
+        self._alive = True
+
+    @property
+    def alive(self) -> bool:
+        """False once killed, or once the zygote that forked it was restarted."""
+        return self._alive and self.generation == self.zygote.generation
 
     def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview],
                  timeout: float) -> tuple[dict[str, Any], bytearray]:
@@ -239,12 +273,13 @@ class _Worker:
             raise _WorkerDied() from None
 
     def kill(self) -> None:
-        if self.alive:
-            self.alive = False
-            try:
-                self.sandbox._control({"op": "kill", "pid": self.pid})
-            except SandboxError:
-                pass
+        if self._alive:
+            self._alive = False
+            if self.generation == self.zygote.generation:  # else it died with its zygote
+                try:
+                    self.zygote.exchange({"op": "kill", "pid": self.pid})
+                except SandboxError:
+                    pass
             self.sock.close()
             shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -277,6 +312,20 @@ def copy_sources(submission: Path, dest: Path) -> None:
 # ---------------------------------------------------------------- per process
 
 _sandboxes: dict[tuple[Any, ...], Sandbox] = {}
+_zygotes: dict[str, Zygote] = {}
+
+
+def zygote_for(plan: confine.Plan) -> Zygote:
+    """This process's zygote for ``plan``, started on first use; it serves every
+    submission graded here until the process exits."""
+    key = json.dumps(plan.to_json(), sort_keys=True)
+    zygote = _zygotes.get(key)
+    if zygote is None or zygote.proc.poll() is not None:
+        if zygote is not None:
+            zygote.restart()
+        else:
+            zygote = _zygotes[key] = Zygote(plan)
+    return zygote
 
 
 def sandbox_for(submission: Path, isolation: str, off: Collection[str] = (),
@@ -295,12 +344,21 @@ def isolation_report() -> dict[str, Any] | None:
 
 
 def close_all() -> None:
+    """Close every submission's sandbox (at the end of a pytest session)."""
     while _sandboxes:
         _, sandbox = _sandboxes.popitem()
         sandbox.close()
 
 
-atexit.register(close_all)
+def close_zygotes() -> None:
+    """Stop this process's zygotes (at exit)."""
+    close_all()
+    while _zygotes:
+        _, zygote = _zygotes.popitem()
+        zygote.close()
+
+
+atexit.register(close_zygotes)
 
 
 # ---------------------------------------------------------------- the impl

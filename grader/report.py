@@ -12,8 +12,6 @@ Policy that forbids scripts, so even a missed escape could not run one.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from grader import present
+from grader.files import write_atomically
 
 TEMPLATES_DIR = "report_templates"
 STUDENT_TEMPLATE = "student.html.j2"
@@ -91,15 +90,7 @@ def render_html(results: dict[str, Any], course: Path) -> str:
 
 def write_report(results: dict[str, Any], out: Path, course: Path) -> Path:
     """Render and write ``out/index.html`` atomically; returns its path."""
-    html = render_html(results, course)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / REPORT_NAME
-    fd, tmp = tempfile.mkstemp(prefix=".index-", suffix=".html", dir=out)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(html)
-    os.chmod(tmp, 0o644)  # a report is for reading (mkstemp makes it private)
-    os.replace(tmp, path)
-    return path
+    return write_atomically(out / REPORT_NAME, render_html(results, course))
 
 
 # ------------------------------------------------------------------ filters

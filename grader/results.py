@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
-import tempfile
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,6 +16,7 @@ from typing import Any
 
 import grader
 from grader.outcomes import NOT_RUN
+from grader.files import write_atomically
 from grader.scoring import score_exercise
 
 SCHEMA_VERSION = 1
@@ -101,13 +100,7 @@ def _test_json(r: TestRecord) -> dict[str, Any]:
 
 
 def write(results: dict[str, Any], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".results-", suffix=".json", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=1, sort_keys=False)
-        f.write("\n")
-    os.chmod(tmp, 0o644)  # mkstemp makes it private; results are meant to be read
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(results, indent=1, sort_keys=False) + "\n")
 
 
 def read(path: Path) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -10,7 +11,11 @@ from typing import Any
 import pytest
 
 from grader import exports
+from grader import results as results_module
+from grader.results import ExerciseInfo
 from grader.tests.sample_results import SCRIPT, mixed_results
+
+Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +136,91 @@ def test_junit_carries_any_submission_text(results, tmp_path):
     root = ET.parse(path).getroot()  # still well-formed XML
     text = root.find(".//testcase/*").get("message")
     assert "<![CDATA[ ]]> & <x>" in text and "\x00" not in text
+
+
+# ------------------------------------------------------------------ a class: grades.csv
+
+def _class() -> dict[str, dict[str, Any]]:
+    """Three students, two exercises: scores with float noise, a stub, a pending
+    exercise, an exercise missing from one student's results."""
+    exercises = {"a/one": ExerciseInfo("a/one", 10), "b/two": ExerciseInfo("b/two", 4)}
+
+    def build(name: str, outcomes: dict[str, list[str]]) -> dict[str, Any]:
+        tests = [Record(eid, f"test_{k}", outcome)
+                 for eid, outs in outcomes.items() for k, outcome in enumerate(outs)]
+        return results_module.build(f"/subs/{name}", {e: exercises[e] for e in outcomes}, tests)
+
+    return {
+        "zoe": build("zoe", {"a/one": ["passed", "passed", "failed"], "b/two": ["passed"]}),
+        "ada": build("ada", {"a/one": ["not_attempted"] * 3, "b/two": ["not_run"]}),
+        "bob, jr": build("bob, jr", {"a/one": ["passed", "passed", "passed"]}),
+    }
+
+
+def _read_csv(path) -> list[list[str]]:
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_grades_csv_layout(tmp_path):
+    path = exports.write_grades_csv(_class(), tmp_path / "grades.csv")
+    assert path == tmp_path / "grades.csv"
+    rows = _read_csv(path)
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a/one", "b/two",
+                       "Final Points"]
+    assert rows[1:] == [
+        ["ada", "", "ada", "ada", "", "0", "", "0"],  # stub: 0; pending: empty, not 0
+        ["bob, jr", "", "bob, jr", "bob, jr", "", "10", "", "10"],  # no b/two at all: empty
+        ["zoe", "", "zoe", "zoe", "", "6.6667", "4", "10.6667"],  # no float noise
+    ]
+
+
+def test_grades_csv_is_what_canvas_reads(tmp_path):
+    """Canvas's gradebook importer: the header starts with "Student" then "ID", its
+    student columns end with "Section", "Final Points" is a column it ignores."""
+    header = _read_csv(exports.write_grades_csv(_class(), tmp_path / "g.csv"))[0]
+    assert "Student" in header[0] and "ID" in header[1] and header[4] == "Section"
+    assert header[2:4] == ["SIS User ID", "SIS Login ID"] and header[-1] == "Final Points"
+    raw = (tmp_path / "g.csv").read_bytes()
+    assert not raw.startswith(b"\xef\xbb\xbf") and raw.endswith(b"\r\n")
+    assert b'"bob, jr"' in raw  # quoted where it must be
+
+
+def test_grades_csv_points_possible_row(tmp_path):
+    rows = _read_csv(exports.write_grades_csv(_class(), tmp_path / "g.csv", points_possible=True))
+    assert rows[1] == ["Points Possible", "", "", "", "", "10", "4", "14"]
+    assert [r[0] for r in rows[2:]] == ["ada", "bob, jr", "zoe"]
+
+
+def test_grades_csv_same_data_same_bytes(tmp_path):
+    data = _class()
+    one = exports.write_grades_csv(data, tmp_path / "1.csv").read_bytes()
+    two = exports.write_grades_csv(dict(reversed(list(data.items()))), tmp_path / "2.csv").read_bytes()
+    assert one == two
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1.csv", "2.csv"]  # no temporaries
+
+
+# ------------------------------------------------------------------ a class: Gradescope
+
+def test_gradescope_class_files(tmp_path):
+    data = {sid: r for sid, r in _class().items() if sid != "bob, jr"} | \
+        {"bob.jr@uni.edu": _class()["bob, jr"]}
+    paths = exports.write_gradescope_class(data, tmp_path)
+    assert paths == [tmp_path / "gradescope" / f"{sid}.json" for sid in sorted(data)]
+    for sid, path in zip(sorted(data), paths):
+        assert json.loads(path.read_text()) == exports.gradescope(data[sid])
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "a\\b", ".hidden", "-rf", "=cmd()", "", "x" * 101,
+                                 "a\x00b", "two words", "zoë", "CON", "nul.json", "<script>"])
+def test_gradescope_class_refuses_unsafe_ids(tmp_path, bad):
+    data = {"ada": _class()["ada"], bad: _class()["zoe"]}
+    with pytest.raises(exports.ExportError, match="not a safe file name") as err:
+        exports.write_gradescope_class(data, tmp_path)
+    assert repr(bad) in str(err.value)
+    assert not (tmp_path / "gradescope").exists()  # nothing written, not even the good ones
+
+
+def test_gradescope_class_refuses_ids_equal_but_for_case(tmp_path):
+    with pytest.raises(exports.ExportError, match="differ only in case"):
+        exports.write_gradescope_class({"Ada": _class()["ada"], "ada": _class()["ada"]}, tmp_path)

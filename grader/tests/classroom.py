@@ -1,0 +1,79 @@
+"""A synthetic class for grade-all's tests and benchmark: submissions made from the
+course's own files, so every expected score is known.
+
+Kinds, in turn: ``reference`` (a copy of reference/: full marks), ``stubs`` (a copy
+of exercises/: nothing attempted), ``half`` (the reference for every other drill,
+stubs for the rest), ``mutant`` (the reference with one drill replaced by a
+known-wrong implementation from ``grader/tests/mutants``). Every fifth submission
+is handed in as a ``.zip`` (every tenth as a zip of a handout folder,
+``exercises/...`` inside), the way students upload them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+from grader.tests.grading import REPO
+
+KINDS = ("reference", "stubs", "half", "mutant")
+MUTANTS = REPO / "grader" / "tests" / "mutants"
+
+
+def drills() -> list[str]:
+    """Every drill id, ``tensors/one_hot`` style, in a fixed order."""
+    return sorted(p.relative_to(REPO / "reference").with_suffix("").as_posix()
+                  for p in (REPO / "reference").rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _mutants() -> list[tuple[str, Path]]:
+    found = []
+    for path in sorted(MUTANTS.rglob("*.py")):
+        drill = path.parent.relative_to(MUTANTS).as_posix()
+        found.append((drill, path))
+    return found
+
+
+def make_submission(dest: Path, kind: str, index: int, only: list[str] | None = None) -> None:
+    """One submission of ``kind`` laid out like exercises/ at ``dest``
+    (``only``: the drills that matter, the ones a mutant may replace)."""
+    if kind == "stubs":
+        shutil.copytree(REPO / "exercises", dest, ignore=shutil.ignore_patterns("__pycache__"))
+        return
+    shutil.copytree(REPO / "reference", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    ids = drills()
+    if kind == "half":
+        for n, drill in enumerate(ids):
+            if n % 2 == index % 2:
+                shutil.copyfile(REPO / "exercises" / f"{drill}.py", dest / f"{drill}.py")
+    elif kind == "mutant":
+        mutants = [(d, p) for d, p in _mutants() if not only or d in only]
+        drill, path = mutants[index % len(mutants)]
+        shutil.copyfile(path, dest / f"{drill}.py")
+
+
+def make_class(folder: Path, n: int, only: list[str] | None = None) -> dict[str, str]:
+    """``n`` submissions in ``folder``; returns student id -> kind."""
+    folder.mkdir(parents=True, exist_ok=True)
+    kinds = {}
+    for i in range(n):
+        kind = KINDS[i % len(KINDS)]
+        student = f"s{i:03d}-{kind}"
+        kinds[student] = kind
+        if i % 5 == 4:
+            staging = folder / f".staging-{student}"
+            inner = staging / "exercises" if i % 10 == 9 else staging
+            make_submission(inner, kind, i, only)
+            _zip(staging, folder / f"{student}.zip")
+            shutil.rmtree(staging)
+        else:
+            make_submission(folder / student, kind, i, only)
+    return kinds
+
+
+def _zip(folder: Path, target: Path) -> None:
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, path.relative_to(folder).as_posix())

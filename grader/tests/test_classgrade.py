@@ -1,0 +1,298 @@
+"""``torchdrill grade-all`` and ``merge`` end to end, on synthetic classes
+(``classroom.py``) graded with three cheap drills and the quick profile.
+
+One 40-submission class is graded once (module fixture); the tests read what it
+wrote. The kill-and-rerun test grades a 12-submission class whose students are the
+first 12 of the big one (same content), so a clean run's results are known.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import results as results_module
+from grader.gradebook import Gradebook
+from grader.tests.classroom import make_class
+from grader.tests.grading import REPO, exercise
+
+ONLY = ["tensors/one_hot", "tensors/contiguity", "tensors/padding"]
+QUICK = ["--only", *ONLY, "--profile", "torchdrill-quick"]
+CLASS_SIZE = 40
+NOT_SUBMISSIONS = {"junk": "not a readable zip", "empty": "is empty", "nested": "under a/b/"}
+
+pytestmark = pytest.mark.xdist_group("classgrade")  # the 40-submission class is graded once
+
+
+def grade_all(*args: str, timeout: float = 600, env: dict[str, str] | None = None,
+              ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "grade-all", *args, "--course", str(REPO)],
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env)
+
+
+def merge(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "merge", *args, "--course", str(REPO)],
+                          capture_output=True, text=True, timeout=120, cwd=REPO)
+
+
+def add_non_submissions(folder: Path) -> None:
+    (folder / "junk.zip").write_bytes(b"this is not a zip")
+    (folder / "empty").mkdir()
+    shutil.copytree(REPO / "reference" / "tensors", folder / "nested" / "a" / "b" / "tensors")
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("class")
+    kinds = make_class(root / "submissions", CLASS_SIZE, only=ONLY)
+    add_non_submissions(root / "submissions")
+    proc = grade_all(str(root / "submissions"), "--out", str(root / "out"), "--workers", "2", *QUICK)
+    return {"root": root, "out": root / "out", "kinds": kinds, "proc": proc}
+
+
+def current(out: Path) -> dict[str, dict[str, Any]]:
+    with Gradebook.open(out / "gradebook.sqlite") as book:
+        return book.current()
+
+
+def test_a_mixed_class_gets_a_gradebook_reports_a_class_report_and_a_csv(graded_class):
+    proc, out, kinds = graded_class["proc"], graded_class["out"], graded_class["kinds"]
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"graded {CLASS_SIZE} submission(s)" in proc.stdout
+    graded = current(out)
+    assert sorted(graded) == sorted(kinds)
+    for student, kind in kinds.items():
+        results = graded[student]
+        assert results["submission"] == student
+        assert results["environment"]["isolation"]["mode"] == "sandbox"
+        assert [e["id"] for e in results["exercises"]] == sorted(ONLY)
+        if kind == "reference":
+            assert results["score"] == results["max_score"] == 30
+        elif kind == "stubs":
+            assert results["score"] == 0
+            assert {e["status"] for e in results["exercises"]} == {"not_attempted"}
+        elif kind == "half":
+            assert 0 < results["score"] < 30
+        else:
+            assert results["score"] < 30, f"{student}: a mutant kept every point"
+        on_disk = json.loads((out / "students" / student / "results.json").read_text())
+        assert results_module.outcomes_only(on_disk) == results_module.outcomes_only(results)
+        assert (out / "students" / student / "index.html").read_text().rstrip().endswith("</html>")
+    page = (out / "class.html").read_text()
+    assert all(f"students/{student}/index.html" in page for student in kinds)
+    rows = (out / "grades.csv").read_text().splitlines()
+    assert len(rows) == 1 + CLASS_SIZE and rows[0].startswith("Student,ID,")
+
+
+def test_entries_that_are_not_submissions_are_reported_and_the_rest_graded(graded_class):
+    proc, out = graded_class["proc"], graded_class["out"]
+    with Gradebook.open(out / "gradebook.sqlite") as book:
+        problems = book.problems()
+    assert set(problems) == set(NOT_SUBMISSIONS)
+    for entry, reason in NOT_SUBMISSIONS.items():
+        assert reason in problems[entry]
+        assert f"{entry}: " in proc.stdout
+    assert f"{len(NOT_SUBMISSIONS)} not a submission" in proc.stdout
+    assert "nested" in (out / "class.html").read_text()
+
+
+def test_a_rerun_skips_what_is_graded_and_writes_nothing_twice(graded_class):
+    out = graded_class["out"]
+    before = current(out)
+    proc = grade_all(str(graded_class["root"] / "submissions"), "--out", str(out), *QUICK)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "graded 0 submission(s)" in proc.stdout
+    assert f"skipped {CLASS_SIZE} already graded" in proc.stdout
+    assert current(out) == before
+    with sqlite3.connect(out / "gradebook.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == CLASS_SIZE
+
+
+def test_grade_all_scores_as_grade_does(graded_class, tmp_path):
+    """The same submission, graded alone by `grade` and inside `grade-all`: the same
+    outcome for every property, and the same counterexample."""
+    student = next(s for s, kind in graded_class["kinds"].items() if kind == "mutant")
+    submission = graded_class["root"] / "submissions" / student
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(submission), "--out",
+                           str(tmp_path), "--course", str(REPO), "--isolation", "sandbox", *QUICK],
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    alone = json.loads((tmp_path / "results.json").read_text())
+    in_class = current(graded_class["out"])[student]
+    assert alone["score"] == in_class["score"]
+    for eid in ONLY:
+        mine, theirs = exercise(alone, eid), exercise(in_class, eid)
+        assert [(t["name"], t["outcome"], t["counterexample"]) for t in mine["tests"]] == \
+               [(t["name"], t["outcome"], t["counterexample"]) for t in theirs["tests"]]
+
+
+def test_merge_folds_a_cuda_runners_results_into_the_gradebook(graded_class, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(graded_class["out"], out)
+    student = next(s for s, kind in graded_class["kinds"].items() if kind == "reference")
+    mine = json.loads((out / "students" / student / "results.json").read_text())
+    not_run = [(e["id"], t["name"]) for e in mine["exercises"] for t in e["tests"]
+               if t["outcome"] == "not_run"]
+    assert not_run, "the padding drill has a cuda test, not run on this machine"
+    assert mine["pending_points"] == 0 and exercise(mine, "tensors/padding")["max_score"] == 10
+    from_gpu = json.loads(json.dumps(mine))  # what a CUDA runner's grading would say
+    for e in from_gpu["exercises"]:
+        for t in e["tests"]:
+            t["outcome"] = "passed" if t["outcome"] == "not_run" else "not_run"
+    cuda_results = tmp_path / "cuda.json"
+    results_module.write(from_gpu, cuda_results)
+
+    proc = merge(str(cuda_results), "--out", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{student}: {len(not_run)} test(s) now have a real outcome" in proc.stdout
+    merged = current(out)[student]
+    outcomes = {(e["id"], t["name"]): t["outcome"] for e in merged["exercises"] for t in e["tests"]}
+    assert all(outcomes[key] == "passed" for key in not_run)
+    assert merged["environment"]["merged"], "where the outcomes came from is kept"
+    on_disk = json.loads((out / "students" / student / "results.json").read_text())
+    assert results_module.outcomes_only(on_disk) == results_module.outcomes_only(merged)
+
+    again = merge(str(cuda_results), "--out", str(out))
+    assert "0 test(s) now have a real outcome" in again.stdout  # idempotent
+    from_gpu["suite_hash"] = "0" * 16
+    results_module.write(from_gpu, cuda_results)
+    refused = merge(str(cuda_results), "--out", str(out))
+    assert "skipped" in refused.stdout and "suite" in refused.stdout
+    missing = merge(str(cuda_results), "--out", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "no gradebook" in missing.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nowhere", "--out", "x"], "is not a folder"),
+    (["grader", "--out", "x", "--workers", "0"], "--workers must be at least 1"),
+    (["grader", "--out", "x", "--only", "tensors/nope"], "unknown exercise tensors/nope"),
+])
+def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):
+    args = [str(tmp_path / a) if a in ("nowhere", "x") else a for a in args]
+    proc = grade_all(*args, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_a_grading_process_that_dies_costs_one_submission(tmp_path):
+    """--isolation none runs student code in the grading process: one that exits at
+    import kills it. That student is reported; the others are graded."""
+    folder = tmp_path / "submissions"
+    make_class(folder, 2, only=ONLY)  # s000-reference, s001-stubs
+    shutil.copytree(REPO / "reference", folder / "crasher")
+    (folder / "crasher" / "tensors" / "one_hot.py").write_text("import os\nos._exit(7)\n")
+    proc = grade_all(str(folder), "--out", str(tmp_path / "out"), "--workers", "2",
+                     "--isolation", "none", *QUICK)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "1 could not be graded" in proc.stdout
+    assert "crasher: the grading process died (exit 7)" in proc.stdout
+    graded = current(tmp_path / "out")
+    assert sorted(graded) == ["s000-reference", "s001-stubs"]
+    assert graded["s000-reference"]["score"] == 30
+
+
+def _graded_count(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _gradeprocs(tag: str) -> list[int]:
+    """Grading processes started by runs carrying ``tag`` in their environment."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if f"TORCHDRILL_TEST_TAG={tag}".encode() in environ and b"grader.gradeproc" in cmdline:
+            found.append(int(pid))
+    return found
+
+
+def test_kill_9_at_any_moment_then_rerun_loses_and_duplicates_nothing(graded_class, tmp_path):
+    n = 12
+    folder = tmp_path / "submissions"
+    make_class(folder, n, only=ONLY)  # the first 12 students of the big class, same files
+    out = tmp_path / "out"
+    db = out / "gradebook.sqlite"
+    tag = uuid.uuid4().hex
+    env = {**os.environ, "TORCHDRILL_TEST_TAG": tag}
+    command = [sys.executable, "-m", "grader", "grade-all", str(folder), "--out", str(out),
+               "--workers", "2", "--course", str(REPO), *QUICK]
+    # Kill at once (maybe before the gradebook exists), after the first records, and
+    # a moment later: each kill lands wherever the run happens to be.
+    for wait_for in (0, 1, 3):
+        run = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while _graded_count(db) < wait_for and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(run.pid, signal.SIGKILL)  # the coordinator only: its grading processes must follow
+        run.wait()
+        deadline = time.monotonic() + 30
+        while _gradeprocs(tag) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _gradeprocs(tag), "a grading process outlived its killed coordinator"
+    recorded_before_rerun = _graded_count(db)
+    assert recorded_before_rerun < n, "the kills came too late to test anything"
+
+    proc = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"graded {n - recorded_before_rerun} submission(s)" in proc.stdout
+    assert f"skipped {recorded_before_rerun} already graded" in proc.stdout
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        counts = conn.execute("SELECT student, COUNT(*) FROM submissions GROUP BY student").fetchall()
+    assert len(counts) == n and all(c == 1 for _, c in counts), counts  # none lost, none twice
+    clean = current(graded_class["out"])
+    for student, results in current(out).items():
+        assert results_module.outcomes_only(results) == results_module.outcomes_only(clean[student])
+        json.loads((out / "students" / student / "results.json").read_text())  # whole files
+    assert not list(out.rglob(".*"))  # no temporary file of a half-done write
+
+
+def test_a_dask_cluster_grades_and_sends_cuda_tests_to_gpu_workers(tmp_path):
+    """A LocalCluster worker, and a second worker started as the README says for a GPU
+    machine (`dask worker ADDRESS --resources GPU=1`). Every cuda task must land on
+    the GPU worker. (Here it has no CUDA, so its tests stay 'not run here'.)"""
+    from distributed import Client, LocalCluster
+
+    folder = tmp_path / "submissions"
+    make_class(folder, 3, only=ONLY)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        gpu = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                                cluster.scheduler_address, "--nthreads", "1", "--resources",
+                                "GPU=1", "--name", "gpu-worker", "--no-dashboard"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            client.wait_for_workers(2, timeout=60)
+            pids = client.run(os.getpid)
+            workers = client.scheduler_info(n_workers=-1)["workers"]
+            gpu_pid = next(pids[a] for a, w in workers.items() if (w.get("resources") or {}).get("GPU"))
+            proc = grade_all(str(folder), "--out", str(tmp_path / "out"), "--scheduler",
+                             cluster.scheduler_address, *QUICK)
+        finally:
+            gpu.terminate()
+            gpu.wait(timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    graded = current(tmp_path / "out")
+    assert sorted(graded) == ["s000-reference", "s001-stubs", "s002-half"]
+    assert graded["s000-reference"]["score"] == 30
+    for results in graded.values():
+        where = results["environment"]["grading"]
+        assert int(where["cuda_worker"].split(":")[1]) == gpu_pid

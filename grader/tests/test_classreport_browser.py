@@ -1,0 +1,132 @@
+"""The class report in a real browser: headless Chromium, offline.
+
+Renders the hand-made class of ``test_classreport`` plus two students with
+awkward ids (markup, and URL syntax: a space, ``#``, ``?``, ``%``), with a stub
+report at ``students/<ID>/index.html`` for each, and checks what an instructor
+would see and do: the page loads with no console errors (a CSP violation would
+be one: the sort script runs only if its hash is right), the charts render, a
+click on a roster header sorts the roster, and every student link opens that
+student's report. Skips where there is no Chromium (see ``grader.tests.browser``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader import classreport
+from grader.tests.browser import Chromium, Page, find_chromium
+from grader.tests.test_classreport import PROBLEMS, SCRIPT, T, X, hand_made_class, student
+
+REPO = Path(__file__).resolve().parents[2]
+MARKUP_ID = "<img src=x onerror=window.pwned=1>"
+URL_ID = "a b#c?d%e"
+
+pytestmark = [
+    pytest.mark.skipif(find_chromium() is None,
+                       reason="no Chromium on this machine (install Debian's 'chromium' "
+                              "package, as .ci/run does)"),
+    pytest.mark.xdist_group("browser"),
+]
+
+
+@pytest.fixture(scope="module")
+def cls() -> dict[str, dict[str, Any]]:
+    c = hand_made_class()
+    c[MARKUP_ID] = student(MARKUP_ID, T("a/one", "test_t1", "error", counterexample=X,
+                                        message=f"one() raised ValueError: {SCRIPT}"),
+                           T("a/one", "test_t2", "passed"), exercises=("a/one",))
+    c[URL_ID] = student(URL_ID, T("a/one", "test_t1", "passed"), T("a/one", "test_t2", "passed"),
+                        T("b/two", "test_u1", "passed"), T("b/two", "test_u2", "failed"))
+    return c
+
+
+@pytest.fixture(scope="module")
+def rendered(cls, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("class")
+    for sid in cls:  # a stand-in for each student's own report
+        folder = out / "students" / sid
+        folder.mkdir(parents=True)
+        (folder / "index.html").write_text(
+            f"<!DOCTYPE html><title>report of {html.escape(sid)}</title>", encoding="utf-8")
+    return classreport.write_class_report(cls, PROBLEMS, out, REPO)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Chromium]:
+    with Chromium.launch() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def page(browser, rendered) -> Page:
+    return browser.open(rendered.as_uri(), width=1200, height=900)
+
+
+def roster(page: Page, column: int) -> list[str]:
+    return page.evaluate(f"""Array.from(document.querySelectorAll('#roster tbody tr'))
+        .map(tr => tr.cells[{column}].getAttribute('data-sort'))""")
+
+
+def click_header(page: Page, column: int) -> None:
+    page.evaluate(f"document.querySelectorAll('#roster thead th')[{column}].querySelector('button').click()")
+
+
+def test_page_loads_without_console_errors(page):
+    assert page.evaluate("document.readyState") == "complete"
+    assert page.evaluate("document.title").startswith("torchdrill: Class report")
+    assert page.console_errors == []
+    assert page.evaluate("document.scripts.length") == 1
+    assert page.evaluate("window.pwned === undefined")  # the id's onerror never ran
+
+
+def test_student_text_shows_as_text(page):
+    text = page.evaluate("document.body.innerText")
+    assert MARKUP_ID in text and SCRIPT in text and URL_ID in text
+
+
+def test_charts_render(page):
+    boxes = page.evaluate("""Array.from(document.querySelectorAll('figure.chart svg')).map(svg => {
+        const r = svg.getBoundingClientRect();
+        return {w: r.width, h: r.height, texts: svg.querySelectorAll('text').length,
+                bars: svg.querySelectorAll('path').length};
+    })""")
+    assert len(boxes) == 3  # totals, a/one, b/two
+    for box in boxes:
+        assert box["w"] > 200 and box["h"] > 80, box
+        assert box["texts"] >= 5 and box["bars"] >= 5, box
+
+
+def test_roster_sorts_on_click(page, cls):
+    ids = sorted(cls)
+    assert roster(page, 0) == ids  # as written: by id
+    totals = {sid: r["score"] for sid, r in cls.items()}
+    click_header(page, 1)  # total, ascending
+    shown = [float(x) for x in roster(page, 1)]
+    assert shown == sorted(totals.values())
+    assert page.evaluate("document.querySelectorAll('#roster thead th')[1].getAttribute('aria-sort')") \
+        == "ascending"
+    click_header(page, 1)  # again: descending
+    assert [float(x) for x in roster(page, 1)] == sorted(totals.values(), reverse=True)
+    click_header(page, 3)  # b/two: pending (cy) and missing (eve, the markup id) stay last
+    column = roster(page, 3)
+    scored = [float(x) for x in column if x]
+    assert scored == sorted(scored) and column[len(scored):] == ["", "", ""]
+    click_header(page, 0)
+    assert roster(page, 0) == ids
+    assert page.console_errors == []
+
+
+def test_student_links_open_their_reports(browser, page, cls):
+    links = page.evaluate("""Array.from(document.querySelectorAll('#roster tbody tr')).map(tr =>
+        [tr.getAttribute('data-student'), tr.querySelector('a.sid').href])""")
+    assert sorted(sid for sid, _ in links) == sorted(cls)
+    for sid, href in links:
+        assert href.endswith("/index.html") and "/students/" in href
+        tab = browser.open(href)
+        assert tab.evaluate("document.title") == f"report of {sid}", json.dumps([sid, href])
