@@ -53,6 +53,7 @@ class Job:
     content_hash: str
     payload: dict[str, Any]  # what gradeproc.grade_job gets
     gpu: bool = False  # the cuda-only part, for a GPU worker
+    attempted: int = 0  # drills whose file is not the stub: the dearest go first
 
 
 @dataclass
@@ -145,6 +146,9 @@ class ClassGrading:
     def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
         current = book.current()
         rows = {row.student: row for row in book.submission_rows()}
+        stubs = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
+                 for drill in self.wanted}
+        stubs = {rel: path.read_bytes() for rel, path in stubs.items() if path.is_file()}
         jobs: list[Job] = []
         for entry in entries:
             if entry.problem:
@@ -165,10 +169,16 @@ class ClassGrading:
             payload = {"student": entry.student, "course": str(self.course),
                        "isolation": self.isolation, "args": self.pytest_args,
                        "files": base64.b64encode(submissions.pack(files)).decode()}
-            jobs.append(Job(entry.student, digest, payload))
+            attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
+            jobs.append(Job(entry.student, digest, payload, attempted=attempted))
             if gpu:
                 jobs.append(Job(entry.student, digest,
-                                {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]}, gpu=True))
+                                {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]},
+                                gpu=True, attempted=attempted))
+        # Longest first, so no worker is left with a long grading at the end while the
+        # others idle. A stub's drill is graded in a blink ("not attempted" at the first
+        # call), so the number of drills that differ from their stub is the estimate.
+        jobs.sort(key=lambda job: (-job.attempted, job.student, job.gpu))
         return jobs
 
     def _problem(self, book: Gradebook, student: str, reason: str) -> None:
@@ -195,6 +205,10 @@ class ClassGrading:
                 if len(answers[job.student]) == parts[job.student]:
                     self._take(book, job, answers.pop(job.student))
                     progress.advance(task)
+                    if not self.console.is_terminal:  # a log (CI): one line per submission
+                        done = int(progress.tasks[0].completed)
+                        self.console.print(f"[{done}/{len(students)}] {job.student} "
+                                           f"({answer.get('wall_s', 0):.1f} s)", highlight=False)
 
     def _take(self, book: Gradebook, job: Job, answers: dict[bool, dict[str, Any]]) -> None:
         student = job.student
