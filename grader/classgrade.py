@@ -54,6 +54,7 @@ class Job:
     payload: dict[str, Any]  # what gradeproc.grade_job gets
     gpu: bool = False  # the cuda-only part, for a GPU worker
     attempted: int = 0  # drills whose file is not the stub: the dearest go first
+    earlier: dict[str, Any] | None = None  # this content's results already recorded (--only)
 
 
 @dataclass
@@ -145,7 +146,6 @@ class ClassGrading:
 
     def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
         current = book.current()
-        rows = {row.student: row for row in book.submission_rows()}
         stubs = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
                  for drill in self.wanted}
         stubs = {rel: path.read_bytes() for rel, path in stubs.items() if path.is_file()}
@@ -160,21 +160,23 @@ class ClassGrading:
                 self._problem(book, entry.student, str(exc))
                 continue
             digest = submissions.content_hash(files)
-            row = rows.get(entry.student)
-            done = (row is not None and row.content_hash == digest and row.suite_hash == self.suite
-                    and self.wanted <= {e["id"] for e in current[entry.student]["exercises"]})
-            if done and not self.force:
+            earlier = (current[entry.student]
+                       if book.is_graded(entry.student, digest, self.suite) else None)
+            if earlier is not None and not self.force \
+                    and self.wanted <= {e["id"] for e in earlier["exercises"]}:
                 self.tally.skipped.append(entry.student)
                 continue
+            if not self.only or self.force:
+                earlier = None  # nothing of it is kept
             payload = {"student": entry.student, "course": str(self.course),
                        "isolation": self.isolation, "args": self.pytest_args,
                        "files": base64.b64encode(submissions.pack(files)).decode()}
             attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
-            jobs.append(Job(entry.student, digest, payload, attempted=attempted))
+            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier))
             if gpu:
                 jobs.append(Job(entry.student, digest,
                                 {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]},
-                                gpu=True, attempted=attempted))
+                                gpu=True, attempted=attempted, earlier=earlier))
         # Longest first, so no worker is left with a long grading at the end while the
         # others idle. A stub's drill is graded in a blink ("not attempted" at the first
         # call), so the number of drills that differ from their stub is the estimate.
@@ -229,32 +231,27 @@ class ClassGrading:
         results["environment"]["grading"] = {  # where it ran, for the instructor's record
             "worker": answer.get("worker"),
             **({"cuda_worker": answers[True].get("worker")} if True in answers else {})}
-        if self.only and not self.force:
-            results = self._with_earlier_exercises(book, student, job.content_hash, results)
+        if job.earlier is not None:
+            results = with_earlier_exercises(results, job.earlier)
         write_student(self.out, self.course, student, results)
         book.record(student, job.content_hash, results, wall_s=answer["wall_s"],
                     tests_s=answer.get("tests_s", 0.0), worker=answer.get("worker", "?"))
         self.tally.graded.append(student)
-
-    def _with_earlier_exercises(self, book: Gradebook, student: str, digest: str,
-                                results: dict[str, Any]) -> dict[str, Any]:
-        """``--only``: the student's other exercises, from the gradebook, when the same
-        content was graded before with the same tests."""
-        row = next((r for r in book.submission_rows() if r.student == student), None)
-        if row is None or row.content_hash != digest or row.suite_hash != self.suite:
-            return results
-        earlier = book.current()[student]
-        fresh = {e["id"] for e in results["exercises"]}
-        kept = [e for e in earlier["exercises"] if e["id"] not in fresh]
-        combined = {**results, "exercises": sorted([*kept, *results["exercises"]],
-                                                   key=lambda e: e["id"])}
-        return rescore(combined)
 
     def _failed(self, book: Gradebook, student: str, reason: str) -> None:
         book.record_problem(student, f"grading failed: {reason}")
         self.tally.failed[student] = reason
         self.console.print(f"[red]{student}[/]: grading failed: {reason.splitlines()[0]}",
                            highlight=False)
+
+
+def with_earlier_exercises(results: dict[str, Any], earlier: dict[str, Any]) -> dict[str, Any]:
+    """``--only``: ``results`` plus the exercises it did not grade, from ``earlier``
+    (the same content graded before with the same tests), rescored."""
+    fresh = {e["id"] for e in results["exercises"]}
+    kept = [e for e in earlier["exercises"] if e["id"] not in fresh]
+    return rescore({**results, "exercises": sorted([*kept, *results["exercises"]],
+                                                   key=lambda e: e["id"])})
 
 
 def write_student(out: Path, course: Path, student: str, results: dict[str, Any]) -> Path:
@@ -395,8 +392,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
             print(f"{student}: {merged.replaced} test(s) now have a real outcome, "
                   f"{len(merged.conflicts)} conflict(s) kept as they were, "
                   f"{len(merged.unknown)} unknown test(s)")
-            if merged.replaced:
-                write_student(out, course, student, book.current()[student])
+            if merged.replaced and merged.submission is not None:
+                write_student(out, course, student, book.results_of(merged.submission))
         written = publish(book, out, course, "gradescope" in (args.format or []))
     for what, where in written.items():
         print(f"{what}: {where}")
