@@ -14,15 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import grader
 from grader import report as report_module
 from grader import results as results_module
-from grader import table
-from grader.plugin import SANDBOX_FAILED
+from grader import table, zygote
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -161,6 +159,10 @@ def run_grading(course: Path, submission: Path, results_path: Path, args: list[s
     needs. Raises ``GraderFailed`` (``GradingInterrupted`` on Ctrl-C) when pytest
     could not grade.
     """
+    import pytest  # here, not at the top: ``grade`` starts the sandbox's zygote before torch loads
+
+    from grader.plugin import SANDBOX_FAILED
+
     results_path.unlink(missing_ok=True)  # only this run's results may be read back
     freeze_heavy_imports()
     errors = _CollectionErrors()
@@ -195,7 +197,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     submission = resolve_submission(course, args.submission)
     out = Path(args.out) if args.out else course / "reports"
     _templates(course)  # a missing template is reported now, not after grading
-    extra = grading_options(args, isolation(args.isolation, course, submission))
+    mode = isolation(args.isolation, course, submission)
+    if not args.workers:  # pytest runs here: its zygote imports torch while this process does
+        zygote.start_early(mode, args.sandbox_off or ())
+    extra = grading_options(args, mode)
     results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
                     profile=args.profile, extra_args=extra)
     table.render(results, verbose=args.verbose)

@@ -207,7 +207,9 @@ class Encoder:
         return self._optimizer(obj)
 
     def _tensor(self, t: torch.Tensor) -> dict[str, Any]:
-        data = t.detach().resolve_conj().resolve_neg()
+        data = t.detach()
+        if data.is_conj() or data.is_neg():
+            data = data.resolve_conj().resolve_neg()
         if data.device.type != "cpu":
             data = data.cpu()
         shape, stride = list(data.shape), list(data.stride())
@@ -289,9 +291,12 @@ def _class_path(cls: type) -> str:
 
 def _span(shape: Sequence[int], stride: Sequence[int]) -> int:
     """Storage elements a strided tensor touches (0 when it is empty)."""
-    if any(s == 0 for s in shape):
+    if 0 in shape:
         return 0
-    return 1 + sum((s - 1) * st for s, st in zip(shape, stride))
+    span = 1
+    for size, step in zip(shape, stride):
+        span += (size - 1) * step
+    return span
 
 
 # ---------------------------------------------------------------- decoding
@@ -411,7 +416,7 @@ class Decoder:
         if len(shape) > MAX_DIMS or len(stride) != len(shape) or min(shape + stride, default=0) < 0:
             raise WireError(f"bad tensor shape {shape} / strides {stride}")
         span = _span(shape, stride)
-        itemsize = torch.empty((), dtype=dtype).element_size()
+        itemsize = dtype.itemsize
         nbytes = _int(e.get("nbytes"))
         if nbytes != span * itemsize:
             raise WireError(f"tensor of shape {shape}, strides {stride}: {nbytes} bytes "
@@ -424,10 +429,8 @@ class Decoder:
             start = self._buffer_offsets.get(_int(e.get("buf")))
             if start is None or start + nbytes > len(self._payload):
                 raise WireError("a tensor's bytes are not in the payload")
-            flat = torch.frombuffer(self._payload, dtype=torch.uint8, count=nbytes,
-                                    offset=start).view(dtype)
-            t = torch.empty(0, dtype=dtype).set_(flat.untyped_storage(), flat.storage_offset(),
-                                                 shape, stride)
+            flat = torch.frombuffer(self._payload, dtype=dtype, count=span, offset=start)
+            t = torch.empty(0, dtype=dtype).set_(flat.untyped_storage(), 0, shape, stride)
         if e.get("device") == "cuda" and torch.cuda.is_available():
             t = t.cuda()
         if e.get("param"):

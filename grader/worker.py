@@ -143,6 +143,7 @@ class Worker:
         self.graphs: OrderedDict[int, tuple[list[torch.Tensor], list[torch.Tensor]]] = OrderedDict()
         self.calls = 0
         self.captured = (_Captured(1), _Captured(2))
+        self.cpu: int | None | bool = None  # the CPU followed; False: moving is refused here
 
     def serve(self) -> None:
         while True:
@@ -150,6 +151,7 @@ class Worker:
                 header, payload = wire.receive(self.sock)
             except EOFError:
                 return
+            self.cpu = follow_cpu(header.get("cpu"), self.cpu)
             try:
                 answer, buffers = self.handle(header, payload)
             except BaseException as exc:  # noqa: BLE001 - every outcome goes back as data
@@ -246,6 +248,26 @@ class Worker:
 
     def _shown(self, text: str) -> str:
         return text.replace(str(self.copy_root), self.shown_root)
+
+
+def follow_cpu(cpu: Any, current: int | None | bool) -> int | None | bool:
+    """Run on ``cpu``, the grader's CPU when it sent the request; return what is followed.
+
+    The grader waits while its worker runs and the worker waits while the grader
+    runs, so sharing one CPU costs no parallelism, and a wake-up on the CPU that
+    just went idle is the cheap kind: a small call's round trip measured 0.96 ms
+    across CPUs and 0.56 ms on one, on the 2-core development VM. The grader stays on
+    its CPU only while it waits (``grader.remote``): when the scheduler moves it
+    between requests, the worker follows at the next one. Gloo ranks send no CPU
+    and stay free to run side by side.
+    """
+    if type(cpu) is not int or cpu == current or current is False:
+        return current
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:  # a CPU outside this worker's set: stay where the scheduler puts it
+        return False
+    return cpu
 
 
 def _safe_str(exc: BaseException) -> str:

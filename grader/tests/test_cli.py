@@ -1,6 +1,11 @@
-"""The CLI's answers to bad input: one clear sentence, exit code 2, nothing graded."""
+"""The CLI: its answers to bad input (one clear sentence, exit code 2, nothing
+graded), and how ``grade`` starts the sandbox."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -61,3 +66,29 @@ def test_ctrl_c_fails_a_grade_and_stops_a_check(monkeypatch, tmp_path):
         cli.grade(REPO, REPO / "reference", tmp_path, only=["tensors/one_hot"], show_progress=False)
     with pytest.raises(KeyboardInterrupt):
         learn.run_check(REPO, "tensors/one_hot", REPO / "reference")
+
+
+def test_the_command_line_loads_without_torch():
+    """``grade`` starts the sandbox's zygote before this process imports torch, so the
+    two imports overlap; that holds only while the command line imports no torch."""
+    code = "import sys; from grader import cli; cli.build_parser(); sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
+
+
+def test_grade_starts_the_one_zygote_its_grading_uses_before_torch_loads(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        from grader import cli, zygote
+        started = []
+        real_init = zygote.Zygote.__init__
+        def init(self, plan):
+            started.append(("torch" in sys.modules, plan.isolation))
+            real_init(self, plan)
+        zygote.Zygote.__init__ = init
+        code = cli.main(["grade", "reference", "--only", "tensors/one_hot",
+                         "--isolation", "process", "--out", sys.argv[1]])
+        print(started, code)
+    """)
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip().splitlines()[-1] == "[(False, 'process')] 0", done.stderr[-2000:]

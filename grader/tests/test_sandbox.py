@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -25,7 +28,7 @@ REFERENCE = {reference!r}
 def one_hot(labels, num_classes=-1):
     facts = {{"pytest": "pytest" in sys.modules, "hypothesis": "hypothesis" in sys.modules,
               "tests": any(m == "tests" or m.startswith("tests.") for m in sys.modules),
-              "uid": os.geteuid()}}
+              "uid": os.geteuid(), "cpus": len(os.sched_getaffinity(0))}}
     try:
         open(REFERENCE).read(1)
         facts["reference"] = "readable"
@@ -135,6 +138,25 @@ def test_every_layer(submission, tmp_path):
         assert facts["inet"] == "refused", facts
     if available["uid"] == "on":
         assert facts["uid"] == confine.NOBODY
+    assert facts["cpus"] == 1, "the worker did not move to its grader's CPU"
+
+
+def test_a_worker_follows_its_graders_cpu_and_shrugs_off_what_it_cannot():
+    code = textwrap.dedent("""
+        import os
+        from grader.worker import follow_cpu
+        allowed = sorted(os.sched_getaffinity(0))
+        cpu = allowed[-1]
+        assert follow_cpu(cpu, None) == cpu and os.sched_getaffinity(0) == {cpu}
+        assert follow_cpu(cpu, cpu) == cpu
+        assert follow_cpu(str(cpu), None) is None  # not a CPU number: ignored
+        assert follow_cpu(4096, None) is False  # outside this process's set: refused
+        assert os.sched_getaffinity(0) == {cpu}
+        assert follow_cpu(allowed[0], False) is False  # refused once: not tried again
+        print("followed")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert done.stdout.strip() == "followed", done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("layer", confine.LAYERS)

@@ -56,6 +56,15 @@ def test_strides_survive_views_and_expands():
     assert round_trip(base.t()).is_contiguous() is False
 
 
+def test_conjugate_and_negative_views_cross_as_their_values():
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    for t in (z.conj(), z.conj().imag):
+        assert t.is_conj() or t.is_neg()  # lazy views: their bytes are not their values
+        got = round_trip(t)
+        assert torch.equal(got, t.resolve_conj().resolve_neg())
+        assert not (got.is_conj() or got.is_neg())
+
+
 def test_identity_and_aliasing_survive():
     t = torch.ones(3)
     a, b = round_trip([t, t])
