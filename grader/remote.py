@@ -228,16 +228,16 @@ def _staying_on_this_cpu() -> Iterator[int | None]:
     """
     cpu = current_cpu()
     try:
-        allowed = os.sched_getaffinity(0)
-        if cpu is not None:
+        allowed = os.sched_getaffinity(0) if cpu is not None else None
+        if allowed is not None:
             os.sched_setaffinity(0, {cpu})
     except (OSError, AttributeError):  # no affinity here (not Linux): nothing to keep
-        yield None
-        return
+        allowed = cpu = None
     try:
         yield cpu
     finally:
-        os.sched_setaffinity(0, allowed)
+        if allowed is not None:
+            os.sched_setaffinity(0, allowed)
 
 
 def copy_sources(submission: Path, dest: Path) -> None:
