@@ -66,15 +66,20 @@ def resolve_submission(course: Path, given: str) -> Path:
 
 # ------------------------------------------------------------------ grading
 
-class _CollectionErrors:
-    """A pytest plugin that keeps collection errors (a broken test file is the grader's problem)."""
+class _GraderErrors:
+    """A pytest plugin that keeps the grader's own problems: collection errors (a broken
+    test file) and why the session was stopped early (``pytest.exit``'s message)."""
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        self.stopped = ""
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
             self.errors.append(f"{report.nodeid}: {report.longreprtext}")
+
+    def pytest_keyboard_interrupt(self, excinfo) -> None:  # pytest calls it for pytest.exit too
+        self.stopped = str(getattr(excinfo.value, "msg", "") or "")
 
 
 class _Progress:
@@ -161,25 +166,36 @@ def run_grading(course: Path, submission: Path, results_path: Path, args: list[s
     """
     import pytest  # here, not at the top: ``grade`` starts the sandbox's zygote before torch loads
 
-    from grader.plugin import SANDBOX_FAILED
-
     results_path.unlink(missing_ok=True)  # only this run's results may be read back
     freeze_heavy_imports()
-    errors = _CollectionErrors()
+    errors = _GraderErrors()
     code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal",
                         "-p", "no:cacheprovider", "--submission", str(submission),
                         "--results", str(results_path)], plugins=[errors, *plugins])
-    if code == pytest.ExitCode.INTERRUPTED:
-        raise GradingInterrupted(f"pytest stopped with exit code {int(code)} before writing results")
-    if errors.errors:
-        raise GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
-    if code == SANDBOX_FAILED:
-        raise GraderFailed("the sandbox could not start (see `python -I -m grader.confine` for "
-                           "this machine's layers; --sandbox-off LAYER or --isolation process "
-                           "grade without the failing one)")
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not results_path.exists():
-        raise GraderFailed(f"pytest stopped with exit code {int(code)} before writing results")
+    failure = _grading_failure(code, errors, results_path)
+    if failure is not None:
+        results_path.unlink(missing_ok=True)  # a stopped session's partial results are no grade
+        raise failure
     return results_module.read(results_path)
+
+
+def _grading_failure(code: int, errors: _GraderErrors, results_path: Path) -> GraderFailed | None:
+    """Why pytest's session is not a grading (None when it is one)."""
+    import pytest
+
+    from grader.plugin import SANDBOX_FAILED
+
+    if code == pytest.ExitCode.INTERRUPTED:
+        return GradingInterrupted(f"pytest stopped with exit code {int(code)} before writing results")
+    if errors.errors:
+        return GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
+    if code == SANDBOX_FAILED:
+        return GraderFailed(f"{errors.stopped or 'the sandbox could not start'} (see `python -I -m "
+                            "grader.confine` for this machine's layers; --sandbox-off LAYER or "
+                            "--isolation process grade without the failing one)")
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not results_path.exists():
+        return GraderFailed(f"pytest stopped with exit code {int(code)} before writing results")
+    return None
 
 
 class GraderFailed(Exception):

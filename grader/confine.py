@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import launch
+
 LAYERS: tuple[str, ...] = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
 ISOLATIONS: tuple[str, ...] = ("sandbox", "process", "none")
 ROLES: tuple[str, ...] = ("worker", "rank")
@@ -56,7 +58,7 @@ FSIZE_BYTES = 64 << 20
 NOFILE = 256
 NPROC = 1024  # counts every thread of uid 65534 machine-wide; only meaningful after the drop
 
-GRADER_DIR = Path(__file__).resolve().parent
+GRADER_DIR = launch.PACKAGE_DIR
 # The engine's own tests hold mutants: reference solutions with one bug each. The worker
 # needs grader/ but must never read those, so both bwrap and landlock carve them out.
 HIDDEN: tuple[Path, ...] = (GRADER_DIR / "tests",)

@@ -37,6 +37,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from grader import launch
+
 STDERR_TAIL = 4000  # characters of a dead grading process's stderr kept for the message
 
 
@@ -56,10 +58,10 @@ class GradingProcess:
         self.jobs = 0
 
     def _start(self) -> None:
-        # -I: the grader's own interpreter, not whatever the current folder shadows.
+        # -I and this grader package: not whatever the current folder or site-packages hold.
         env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-m", "grader.gradeproc"], stdin=subprocess.PIPE,
+            launch.command("gradeproc"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
         self._stderr.clear()
         threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()

@@ -34,6 +34,7 @@ from grader.loader import load_exercise
 from grader.outcomes import (ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT,
                              BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut)
 from grader.table import render
+from grader.zygote import SandboxBroken
 
 # One fixed profile for grading: same submission, same examples, same score.
 settings.register_profile(
@@ -69,7 +70,8 @@ _pin_hypothesis_constants()
 META = "torchdrill.meta"
 OUTCOME = "torchdrill.outcome"
 MAX_MESSAGE = 4000
-SANDBOX_FAILED = 13  # our exit code for pytest when no sandbox could start (pytest uses 0-5)
+SANDBOX_FAILED = 13  # our exit code for pytest when the sandbox failed (pytest uses 0-5)
+SANDBOX_BROKEN = "torchdrill.sandbox_broken"  # report property: why (grader.zygote.SandboxBroken)
 MAX_OUTPUT = 2000  # characters of captured stdout/stderr kept per test
 _not_run_reason = pytest.StashKey[str]()
 _collector_key = pytest.StashKey["ResultsCollector"]()
@@ -142,7 +144,10 @@ def _start_sandbox_early(config: pytest.Config) -> None:
     option = config.getoption("submission")
     runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
     if config.getoption("isolation") != "none" and option and runs_tests:
-        _sandbox(config, Path(option).resolve())
+        try:
+            _sandbox(config, Path(option).resolve())
+        except SandboxBroken:
+            pass  # the first test's ``impl`` asks again, and its report stops the grading
 
 
 def _sandbox(config: pytest.Config, root: Path):
@@ -152,7 +157,7 @@ def _sandbox(config: pytest.Config, root: Path):
         return remote.sandbox_for(root, config.getoption("isolation"),
                                   config.getoption("sandbox_off"), config.getoption("call_timeout"))
     except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
-        pytest.exit(f"the sandbox could not start: {exc}", returncode=SANDBOX_FAILED)
+        raise SandboxBroken(f"the sandbox could not start: {exc}") from None
 
 
 def _load_profile_without_shrinking() -> None:
@@ -368,6 +373,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if _meta(item) is None:
         return report
     exc = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(exc, SandboxBroken):  # the controller stops the grading on this report
+        report.user_properties.append((SANDBOX_BROKEN, str(exc)))
+        return report
     if report.skipped:
         reason = item.stash.get(_not_run_reason, None)
         info = ({"outcome": NOT_RUN, "message": reason} if reason else
@@ -427,6 +435,8 @@ class ResultsCollector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
+        if SANDBOX_BROKEN in props:  # no score at all, rather than a zero for every test
+            pytest.exit(props[SANDBOX_BROKEN], returncode=SANDBOX_FAILED)
         if META not in props or OUTCOME not in props:
             return
         meta, info = json.loads(props[META]), json.loads(props[OUTCOME])

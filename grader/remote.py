@@ -44,7 +44,7 @@ from grader.forbid import Forbidden
 from grader.impl import Implementation
 from grader.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
 from grader.submissions import MAX_SOURCE_BYTES, MAX_SUBMISSION_BYTES
-from grader.zygote import START_TIMEOUT_S, SandboxError, Zygote, zygote_for
+from grader.zygote import START_TIMEOUT_S, SandboxBroken, SandboxError, Zygote, zygote_for
 from grader.zygote import close_zygotes as _stop_zygotes
 
 ISOLATION_MODES = ("none", "process", "sandbox")
@@ -78,6 +78,7 @@ class Sandbox:
         self.timeouts: Counter[tuple[str, str]] = Counter()
         self._serial = 0
         self._restarts_before = self.zygote.restarts
+        self.broken: str | None = None  # why this sandbox stopped working (see ``worker``)
 
     @property
     def restarts(self) -> int:
@@ -99,6 +100,9 @@ class Sandbox:
                    "tmp": str(tmp), "role": role, "shared": str(shared) if shared else None}
         try:
             pid = int(self.zygote.exchange(request, [theirs.fileno()])["pid"])
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
         worker = _Worker(self.zygote, ours, pid, tmp)
@@ -113,15 +117,29 @@ class Sandbox:
             self.applied = {k: str(v) for k, v in dict(hello.get("applied") or {}).items()}
         return worker
 
+    def new_worker(self, exercise: str, forbid: dict[str, str], role: str = "worker",
+                   shared: Path | None = None) -> _Worker:
+        """``fork``, with one retry from a new zygote (a degraded sandbox may let a
+        student kill the zygote). A new zygote that cannot fork either is the grader's
+        failure, never the student's: ``SandboxBroken`` stops the grading, now and at
+        every later request, instead of scoring each test as failed."""
+        if self.broken is not None:
+            raise SandboxBroken(self.broken)
+        try:
+            return self.fork(exercise, forbid, role, shared)
+        except SandboxError:
+            self.zygote.restart()
+        try:
+            return self.fork(exercise, forbid, role, shared)
+        except SandboxError as exc:
+            self.broken = f"the sandbox stopped working: {exc}"
+            raise SandboxBroken(self.broken) from None
+
     def worker(self, exercise: str, forbid: dict[str, str]) -> _Worker:
+        """``exercise``'s live worker, started if it has none."""
         worker = self.workers.get(exercise)
         if worker is None or not worker.alive:
-            try:
-                worker = self.fork(exercise, forbid)
-            except SandboxError:  # e.g. a degraded sandbox let a student kill the zygote
-                self.zygote.restart()
-                worker = self.fork(exercise, forbid)  # a second failure is the grader's
-            self.workers[exercise] = worker
+            worker = self.workers[exercise] = self.new_worker(exercise, forbid)
         return worker
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
@@ -378,9 +396,11 @@ class SandboxedImplementation(Implementation):
         rendezvous.mkdir(mode=0o700)
         if self.sandbox.plan.on("uid"):
             os.chown(rendezvous, confine.NOBODY, confine.NOBODY)
-        ranks = [self.sandbox.fork(self.exercise_id, self.forbidden.hints, role="rank",
-                                   shared=rendezvous) for _ in range(world)]
+        ranks: list[_Worker] = []
         try:
+            for _ in range(world):
+                ranks.append(self.sandbox.new_worker(self.exercise_id, self.forbidden.hints,
+                                                     role="rank", shared=rendezvous))
             encoders = []
             for rank, worker in enumerate(ranks):
                 encoder = wire.Encoder(strict=True)

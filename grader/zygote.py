@@ -19,20 +19,28 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader import confine
+from grader import confine, launch
 
 START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
 
 
 class SandboxError(RuntimeError):
     """The sandbox itself could not be set up (not the student's fault)."""
+
+
+class SandboxBroken(BaseException):
+    """The sandbox stopped working during grading, and not through the student's code
+    (a new zygote could not fork a worker): grading stops with the grader's error.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: hypothesis and a test's own
+    ``except Exception`` let it through, so it is never scored as a failed property.
+    """
 
 
 class Zygote:
@@ -57,7 +65,7 @@ class Zygote:
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        argv = [sys.executable, "-I", "-m", "grader.worker"]
+        argv = launch.command("worker")
         self._log = open(self.tmp / "zygote.log", "wb")
         self.proc = subprocess.Popen(
             confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs, stdout=self._log,
@@ -88,7 +96,7 @@ class Zygote:
 
     def log(self) -> str:
         try:
-            return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:]
+            return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:].strip()
         except OSError:
             return "(none)"
 

@@ -190,3 +190,55 @@ def test_a_grader_that_is_not_root(submission, tmp_path):
     isolation = results["environment"]["isolation"]
     assert isolation["layers"]["uid"].startswith("off: unavailable"), isolation
     assert_boundary_holds(results, seconds)
+
+
+@pytest.fixture(scope="module")
+def second_checkout(tmp_path_factory) -> Path:
+    """The course and its grader copied elsewhere, as a worktree or a benchmark's copy
+    would be, while the grader installed in this environment stays the first one."""
+    root = tmp_path_factory.mktemp("checkout") / "course"
+    root.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "tests")
+    shutil.copytree(REPO / "grader", root / "grader", ignore=ignore)
+    for folder in ("tests", "reference", "report_templates"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "course.toml", root)
+    return root
+
+
+def grade_in(checkout: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "grader", "grade", "reference", "--only", "tensors/one_hot",
+         "--isolation", "sandbox", "--out", str(out), "--profile", "torchdrill-quick", *args],
+        capture_output=True, text=True, timeout=300, cwd=checkout)
+
+
+def test_the_zygote_runs_the_graders_own_checkout(second_checkout, tmp_path):
+    """Before: the zygote imported whichever grader its `python -I` found (here, the
+    installed one, which bubblewrap hides), and every test of the reference failed."""
+    done = grade_in(second_checkout, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text())
+    one_hot = exercise(results, "tensors/one_hot")
+    assert one_hot["score"] == one_hot["max_score"], [t["message"] for t in one_hot["tests"]]
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_zygote_that_cannot_start_stops_the_grading_not_scores_zero(second_checkout, tmp_path,
+                                                                     workers):
+    """The grader's failure is never a student's zero: no results, the zygote's own
+    words in the message, and no restart per test (the old way took 10 s a test).
+    With xdist the controller stops the run, without pytest's INTERNALERROR."""
+    broken = tmp_path / "course"
+    shutil.copytree(second_checkout, broken)
+    with open(broken / "grader" / "worker.py", "a") as worker:
+        worker.write("\n\ndef main() -> None:\n    raise SystemExit('this zygote will not start')\n")
+    start = time.perf_counter()
+    done = grade_in(broken, tmp_path / "out", "-n", workers)
+    seconds = time.perf_counter() - start
+    assert done.returncode == 3, (done.returncode, done.stderr[-3000:])
+    assert "the sandbox stopped working" in done.stderr, done.stderr[-3000:]
+    assert "this zygote will not start" in done.stderr, done.stderr[-3000:]
+    assert "INTERNALERROR" not in done.stderr, done.stderr[-3000:]
+    assert not (tmp_path / "out" / "results.json").exists()
+    assert seconds < 60, f"{seconds:.0f} s: the grader kept retrying a zygote that cannot start"
