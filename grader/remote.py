@@ -172,8 +172,7 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop this submission's workers and remove its copy (the zygote stays)."""
-        for worker in list(self.workers.values()):
-            worker.close()
+        kill_workers(list(self.workers.values()))
         self.workers.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -207,17 +206,28 @@ class _Worker:
                 raise _WorkerDied() from None
 
     def kill(self) -> None:
-        if self._alive:
-            self._alive = False
-            if self.generation == self.zygote.generation:  # else it died with its zygote
-                try:
-                    self.zygote.exchange({"op": "kill", "pid": self.pid})
-                except SandboxError:
-                    pass
-            self.sock.close()
-            shutil.rmtree(self.tmp, ignore_errors=True)
+        kill_workers([self])
 
-    close = kill
+
+def kill_workers(workers: Sequence[_Worker]) -> None:
+    """Kill ``workers`` with one request per zygote: each is killed before any is
+    waited for, so their exits overlap (a sandbox's 25 workers, one by one, took
+    about 0.3 s at the end of every grading)."""
+    alive = [w for w in workers if w._alive]
+    for worker in alive:
+        worker._alive = False
+    by_zygote: dict[int, list[_Worker]] = {}
+    for worker in alive:
+        if worker.generation == worker.zygote.generation:  # else it died with its zygote
+            by_zygote.setdefault(id(worker.zygote), []).append(worker)
+    for group in by_zygote.values():
+        try:
+            group[0].zygote.exchange({"op": "kill", "pids": [w.pid for w in group]})
+        except SandboxError:
+            pass
+    for worker in alive:
+        worker.sock.close()
+        shutil.rmtree(worker.tmp, ignore_errors=True)
 
 
 def _cpu_reader() -> Callable[[], int | None]:
@@ -427,8 +437,7 @@ class SandboxedImplementation(Implementation):
                 results.append(decoder.value(reply.get("ok")))
             return results
         finally:
-            for worker in ranks:
-                worker.kill()
+            kill_workers(ranks)
             shutil.rmtree(rendezvous, ignore_errors=True)
 
 

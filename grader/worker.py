@@ -80,15 +80,20 @@ def zygote(control: socket.socket) -> None:
                 os.close(fd)
             children.add(pid)
             control.sendall(json.dumps({"pid": pid}).encode())
-        elif request["op"] == "kill":
-            pid = int(request["pid"])
-            if pid in children:
+        elif request["op"] == "kill":  # all first, then wait: their exits overlap
+            killed = []
+            for pid in (pid for pid in map(int, request["pids"]) if pid in children):
                 try:
                     os.killpg(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                    children.discard(pid)
+                    killed.append(pid)
                 except OSError as exc:  # gone already; or not ours to kill: say so, go on
                     print(f"zygote: cannot kill worker {pid}: {exc}", file=sys.stderr, flush=True)
+            for pid in killed:
+                try:
+                    os.waitpid(pid, 0)
+                    children.discard(pid)
+                except OSError:
+                    pass
             control.sendall(b'{"killed": true}')
     for pid in children:
         try:
