@@ -21,9 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader.results import verdicts
-
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
+
+from grader.results import verdicts  # noqa: E402
+
 MUTANTS = REPO / "grader" / "tests" / "mutants"
 
 

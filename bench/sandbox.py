@@ -30,12 +30,13 @@ from pathlib import Path
 
 import torch
 
-from grader import remote
-from grader.forbid import Forbidden
-from grader.impl import Implementation
-from grader.results import verdicts
-
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
+
+from grader import remote  # noqa: E402
+from grader.forbid import Forbidden  # noqa: E402
+from grader.impl import Implementation  # noqa: E402
+from grader.results import verdicts  # noqa: E402
 
 
 def grade(out: Path, workers: int, isolation: str) -> tuple[float, dict]:
