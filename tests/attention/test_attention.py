@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.numerics import random_weights
+from tests.numerics import manual_seed, random_weights
 from tests.strategies import float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=15, forbid={
@@ -158,7 +158,7 @@ def test_gradients_match_reference(impl, ref, case):
         leaves = [t.clone().requires_grad_() for t in (query, key, value)]
         got = fn(*leaves, None if mask is None else mask.clone())
         out, p = output_and_weights(got, case) if student else got
-        torch.manual_seed(1)
+        manual_seed(1)
         loss = (out * random_weights(out)).sum() + (p * random_weights(p)).sum()
         if not loss.requires_grad:
             raise AssertionError("the outputs are detached from query, key and value: "

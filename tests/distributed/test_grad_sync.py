@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from grader.expect import assert_same
-from tests.numerics import assert_same_grads, grads_of
+from tests.numerics import assert_same_grads, grads_of, manual_seed
 from tests.strategies import float_tensors
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
@@ -57,7 +57,7 @@ def sync_cases(draw, max_world: int = 4, frozen: st.SearchStrategy | None = None
                            draw(st.integers(1, 2), label="out"))
     seed = draw(st.integers(0, 2**16), label="init seed")
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        manual_seed(seed)
         model = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, n_out)).double()
     if frozen is None:
         frozen = st.lists(st.sampled_from(PARAM_NAMES), max_size=2, unique=True)
@@ -151,7 +151,7 @@ def test_frozen_parameters_keep_no_gradient(impl, case):
 def test_gloo_processes_equal_the_full_batch_gradient(impl):
     gen = torch.Generator().manual_seed(2)
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(2)
+        manual_seed(2)
         model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).double()
     model[0].bias.requires_grad_(False)
     shards = [(torch.randn(2, 3, dtype=torch.float64, generator=gen),

@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.numerics import random_weights
+from tests.numerics import manual_seed, random_weights
 from tests.strategies import float_tensors, int_tensors, shapes
 
 _BY_HAND = ("take logits.log_softmax(dim=1), pick -logp at the targets with gather, weight, "
@@ -160,7 +160,7 @@ def test_gradient_matches_f_cross_entropy(impl, case):
         if not (isinstance(loss, torch.Tensor) and loss.requires_grad):
             raise AssertionError("the loss is detached from the logits: backward cannot reach them "
                                  "(no .item(), no torch.tensor(...) rebuild, no torch.no_grad())")
-        torch.manual_seed(1)
+        manual_seed(1)
         seed = random_weights(loss)
         return torch.autograd.grad((loss * seed).sum(), logits, allow_unused=True)[0]
 

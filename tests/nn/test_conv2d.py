@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same
-from tests.numerics import float32_on_device_and_float64_oracle, random_weights
+from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
 from tests.strategies import float_tensors
 
 _INSTEAD = ("slide the kernel yourself: F.pad for the zeros, then loops over the output "
@@ -138,7 +138,7 @@ def test_conv2d_gradients_match_f_conv2d(impl, case):
         if not out.requires_grad:
             raise AssertionError("the output is not connected to x, weight and bias: backward "
                                  "cannot reach them (no .item(), torch.tensor(...) or .detach())")
-        torch.manual_seed(1)
+        manual_seed(1)
         inputs = [t for t in leaves if t is not None]
         weights = random_weights(out)
         return torch.autograd.grad((out * weights).sum(), inputs, allow_unused=True)

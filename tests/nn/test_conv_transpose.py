@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same
-from tests.numerics import float32_on_device_and_float64_oracle, random_weights
+from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
 from tests.strategies import float_tensors
 
 _INSTEAD = ("spread x out with stride - 1 zeros between pixels, F.pad it by kernel - 1 - padding, "
@@ -136,7 +136,7 @@ def test_gradients_match_f_conv_transpose2d(impl, case):
         if not out.requires_grad:
             raise AssertionError("the output is not connected to x, weight and bias: backward "
                                  "cannot reach them (no .item(), torch.tensor(...) or .detach())")
-        torch.manual_seed(1)
+        manual_seed(1)
         weights = random_weights(out)
         inputs = [t for t in leaves if t is not None]
         return torch.autograd.grad((out * weights).sum(), inputs, allow_unused=True)

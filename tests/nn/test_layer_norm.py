@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.numerics import random_weights
+from tests.numerics import manual_seed, random_weights
 from tests.strategies import float_tensors, shapes
 
 _BY_HAND = ("compute mean and the biased variance over the normalised dims (keepdim=True), "
@@ -155,7 +155,7 @@ def test_gradients_match_f_layer_norm(impl, case):
         if student and not (isinstance(out, torch.Tensor) and out.requires_grad):
             raise AssertionError("the output is detached from x: backward cannot reach it "
                                  "(no .detach(), no torch.no_grad(), no rebuilding with torch.tensor)")
-        torch.manual_seed(1)
+        manual_seed(1)
         loss = (out * random_weights(out)).sum()
         return torch.autograd.grad(loss, leaves, allow_unused=True)
 

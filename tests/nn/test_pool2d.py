@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.numerics import random_weights
+from tests.numerics import manual_seed, random_weights
 
 _INSTEAD = ("slide the window yourself: F.pad (value=-inf for max, 0 for avg), Tensor.unfold "
             "along H and then W, and amax / sum over the two window dims")
@@ -154,7 +154,7 @@ def test_gradients_match_torch(impl, case, mode):
         if not out.requires_grad:
             raise AssertionError("the output is detached from x: backward cannot reach x "
                                  "(no .item(), .detach() or torch.no_grad in pool2d)")
-        torch.manual_seed(1)
+        manual_seed(1)
         (out * random_weights(out)).sum().backward()
         if x.grad is None:
             raise AssertionError("no gradient reaches x: keep the computation in the graph")

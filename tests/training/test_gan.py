@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from grader.expect import assert_same
-from tests.numerics import full_float32
+from tests.numerics import full_float32, manual_seed
 from tests.strategies import float_tensors
 
 pytestmark = pytest.mark.exercise(points=15, forbid={
@@ -73,7 +73,7 @@ def gan_cases(draw, min_steps: int = 1, max_steps: int = 2,
     steps = draw(st.integers(min_steps, max_steps), label="steps")
     seed = draw(st.integers(0, 2**16), label="init seed")
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        manual_seed(seed)
         generator, discriminator = mlp(noise_dim, hidden, data_dim), mlp(data_dim, hidden, 1)
     batches = [(draw(float_tensors((n_real, data_dim), low=-3, high=3)),
                 draw(float_tensors((n_fake, noise_dim), low=-3, high=3))) for _ in range(steps)]

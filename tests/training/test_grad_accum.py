@@ -14,7 +14,7 @@ from torch import nn
 
 from grader.expect import assert_same, expect_raises
 from grader.harness import BatchSizes
-from tests.numerics import assert_same_grads, grads_of
+from tests.numerics import assert_same_grads, grads_of, manual_seed
 from tests.strategies import float_tensors, int_tensors
 
 pytestmark = pytest.mark.exercise(points=10)
@@ -57,7 +57,7 @@ def accum_cases(draw, max_batches: int = 4, allow_frozen: bool = True) -> AccumC
     n_out = draw(st.integers(2 if classify else 1, 3), label="out")
     seed = draw(st.integers(0, 2**16), label="init seed")
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        manual_seed(seed)
         model = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, n_out)).double()
     frozen = (tuple(sorted(draw(st.lists(st.sampled_from(PARAM_NAMES), max_size=1), label="frozen")))
               if allow_frozen else ())
