@@ -125,13 +125,29 @@ class _FunctionMode(TorchFunctionMode):
         self.uses = uses
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = resolve_name(func)
+        name = _name_of(func)
         if name not in self.hints:
             name = self.by_identity.get(id(func), name)
         if name in self.hints:
             self.uses.append(ForbiddenUse(name, self.hints[name]))
             raise ForbiddenAPIError(f"{name} is forbidden in this drill")
         return func(*args, **(kwargs or {}))
+
+
+_NAMES: dict[object, str | None] = {}
+
+
+def _name_of(func: object) -> str | None:
+    """``resolve_name(func)``, remembered. torch runs each call of it inside
+    ``warnings.catch_warnings`` (about 3 us), and the mode asks once per torch
+    operation of the guarded call: 15 times for a one_hot."""
+    try:
+        return _NAMES[func]
+    except KeyError:
+        name = _NAMES[func] = resolve_name(func)
+        return name
+    except TypeError:  # not hashable: not worth remembering
+        return resolve_name(func)
 
 
 class _CallWatch:
