@@ -78,7 +78,7 @@ class Sandbox:
         self.timeouts: Counter[tuple[str, str]] = Counter()
         self._serial = 0
         self._restarts_before = self.zygote.restarts
-        self.broken: str | None = None  # why this sandbox stopped working (see ``worker``)
+        self.broken: str | None = None  # why this sandbox stopped working (``new_worker``)
 
     @property
     def restarts(self) -> int:
@@ -211,8 +211,8 @@ class _Worker:
 
 def kill_workers(workers: Sequence[_Worker]) -> None:
     """Kill ``workers`` with one request per zygote: each is killed before any is
-    waited for, so their exits overlap (a sandbox's 25 workers, one by one, took
-    about 0.3 s at the end of every grading)."""
+    waited for, so their exits overlap (closing a sandbox with 24 workers took
+    304 ms one request at a time, 92 ms so)."""
     alive = [w for w in workers if w._alive]
     for worker in alive:
         worker._alive = False

@@ -242,3 +242,27 @@ def test_a_zygote_that_cannot_start_stops_the_grading_not_scores_zero(second_che
     assert "INTERNALERROR" not in done.stderr, done.stderr[-3000:]
     assert not (tmp_path / "out" / "results.json").exists()
     assert seconds < 60, f"{seconds:.0f} s: the grader kept retrying a zygote that cannot start"
+
+
+def test_a_sandbox_that_cannot_be_set_up_stops_the_grading(tmp_path):
+    """The other way a sandbox fails the grader: setting up a submission's sandbox
+    raises (here, as if its copy could not be made). Same rule: exit 3, the cause
+    in the message, no results."""
+    code = textwrap.dedent(f"""
+        import sys
+        from grader import remote
+
+        def cannot(self, *args, **kwargs):
+            raise OSError("no space left for the submission's copy (test)")
+
+        remote.Sandbox.__init__ = cannot
+        from grader.cli import main
+        sys.exit(main(["grade", "reference", "--only", "tensors/one_hot", "--isolation",
+                       "sandbox", "--out", {str(tmp_path / "out")!r}, "--course", {str(REPO)!r}]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 3, (done.returncode, done.stderr[-3000:])
+    assert "the sandbox could not start" in done.stderr, done.stderr[-3000:]
+    assert "no space left for the submission's copy (test)" in done.stderr, done.stderr[-3000:]
+    assert not (tmp_path / "out" / "results.json").exists()
