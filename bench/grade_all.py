@@ -31,7 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from grader.gradebook import Gradebook  # noqa: E402
+from grader.classroom.gradebook import Gradebook  # noqa: E402
 from grader.tests.classroom import make_class  # noqa: E402
 
 

@@ -33,10 +33,10 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
 
-from grader import remote  # noqa: E402
-from grader.forbid import Forbidden  # noqa: E402
-from grader.impl import Implementation  # noqa: E402
-from grader.results import verdicts  # noqa: E402
+from grader.contract.forbid import Forbidden  # noqa: E402
+from grader.contract.impl import Implementation  # noqa: E402
+from grader.core.results import verdicts  # noqa: E402
+from grader.sandbox import remote  # noqa: E402
 
 
 def grade(out: Path, workers: int, isolation: str) -> tuple[float, dict]:

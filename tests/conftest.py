@@ -1,7 +1,7 @@
 """Course-wide test set-up: torch's RNG is seeded for every test and every example.
 
 The ``impl`` and ``ref`` fixtures, markers and the fixed hypothesis profile come
-from the grading plugin (``grader.plugin``); this file holds what belongs to the
+from the grading plugin (``grader.grading.plugin``); this file holds what belongs to the
 drills themselves.
 """
 

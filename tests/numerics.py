@@ -10,8 +10,7 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from grader.expect import assert_same
-
+from grader.contract.expect import assert_same
 
 # torch.manual_seed also queues a seed for every lazily initialised device (CUDA,
 # XPU, MTIA), formatting a Python stack trace for each: ~1.3 ms a call, and the

@@ -1,9 +1,9 @@
 """A synthetic class for grade-all's tests and benchmark: submissions made from the
 course's own files, so every expected score is known.
 
-Kinds, in turn: ``reference`` (a copy of reference/: full marks), ``stubs`` (a copy
-of exercises/: nothing attempted), ``half`` (the reference for every other drill,
-stubs for the rest), ``mutant`` (the reference with one drill replaced by a
+Kinds, in turn: ``reference`` (a copy of reference/: full marks), ``stubs`` (the
+course's pristine stubs, ``grader.core.stubs``: nothing attempted), ``half`` (the
+reference for every other drill, stubs for the rest), ``mutant`` (the reference with one drill replaced by a
 known-wrong implementation from ``grader/tests/mutants``). Every fifth submission
 is handed in as a ``.zip`` (every tenth as a zip of a handout folder,
 ``exercises/...`` inside), the way students upload them.
@@ -15,6 +15,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO
 
 KINDS = ("reference", "stubs", "half", "mutant")
@@ -39,14 +40,17 @@ def make_submission(dest: Path, kind: str, index: int, only: list[str] | None = 
     """One submission of ``kind`` laid out like exercises/ at ``dest``
     (``only``: the drills that matter, the ones a mutant may replace)."""
     if kind == "stubs":
-        shutil.copytree(REPO / "exercises", dest, ignore=shutil.ignore_patterns("__pycache__"))
+        write_stubs(REPO, dest)
         return
     shutil.copytree(REPO / "reference", dest, ignore=shutil.ignore_patterns("__pycache__"))
     ids = drills()
     if kind == "half":
+        stubs = dest.parent / f".stubs-{dest.name}"
+        write_stubs(REPO, stubs)
         for n, drill in enumerate(ids):
             if n % 2 == index % 2:
-                shutil.copyfile(REPO / "exercises" / f"{drill}.py", dest / f"{drill}.py")
+                shutil.copyfile(stubs / f"{drill}.py", dest / f"{drill}.py")
+        shutil.rmtree(stubs)
     elif kind == "mutant":
         mutants = [(d, p) for d, p in _mutants() if not only or d in only]
         drill, path = mutants[index % len(mutants)]

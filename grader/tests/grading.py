@@ -1,4 +1,4 @@
-"""Grade a folder with the real CLI in a fresh interpreter, for the engine's tests."""
+"""Grade a folder with the real grader in a fresh interpreter, for the engine's tests."""
 
 from __future__ import annotations
 
@@ -27,7 +27,27 @@ def run_grade(submission: Path | str, out: Path, *args: str, timeout: float = 60
     """``grade_process`` that must succeed; returns results.json."""
     proc = grade_process(submission, out, *args, timeout=timeout, prefix=prefix)
     assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    return json.loads((out / "results.json").read_text())
+    return json.loads((out / "results.json").read_text())  # type: ignore[no-any-return]
+
+
+def grade_properties(submission: Path, out: Path, properties: dict[str, Sequence[str]],
+                     *args: str, timeout: float = 600) -> dict[str, Any]:
+    """Grade only the named properties (drill id -> test function names) of ``submission``,
+    in-process in a fresh interpreter, through the one runner every command uses
+    (``grader.grading.run.run_grading``); returns results.json. ``args``: more pytest
+    and grading options (``--no-shrink``, ``--isolation none``)."""
+    from grader.core.course import exercise_tests
+
+    tests = exercise_tests(REPO)
+    nodes = [f"{tests[drill]}::{name}" for drill, names in sorted(properties.items()) for name in names]
+    out.mkdir(parents=True, exist_ok=True)
+    code = ("import sys; from pathlib import Path; from grader.grading.run import run_grading; "
+            "run_grading(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4:])")
+    proc = subprocess.run([sys.executable, "-c", code, str(REPO), str(submission),
+                           str(out / "results.json"), *nodes, "-n", "0", *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    return json.loads((out / "results.json").read_text())  # type: ignore[no-any-return]
 
 
 def exercise(results: dict[str, Any], exercise_id: str) -> dict[str, Any]:

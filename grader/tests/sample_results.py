@@ -1,7 +1,7 @@
 """A results document with every outcome, built in-process for the report tests.
 
 No grading: the records are made by hand, but their counterexamples come from
-the real ``grader.describe`` and ``grader.expect`` code, so they have exactly the
+the real ``grader.contract.describe`` and ``grader.contract.expect`` code, so they have exactly the
 shape a grading run writes. The submission's code "printed and returned"
 ``<script>`` in several places, to test escaping.
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 import torch
 
-from grader import results as results_module
-from grader.describe import describe
-from grader.expect import Mismatch, assert_same
-from grader.results import ExerciseInfo, TestRecord
+from grader.contract.describe import describe
+from grader.contract.expect import Mismatch, assert_same
+from grader.core import results as results_module
+from grader.core.results import ExerciseInfo, TestRecord
 
 SCRIPT = "<script>alert('pwned')</script>"
 CUDA_REASON = "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"

@@ -37,7 +37,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 import uuid
@@ -49,6 +48,7 @@ from typing import Any
 import pytest
 
 from grader.tests.grading import REPO, exercise, grade_process
+from grader.tests.shared import shared
 
 ADVERSARIAL = Path(__file__).parent / "adversarial"
 CONTROLS = ("losses/metrics", "tensors/contiguity")
@@ -106,7 +106,7 @@ def attack_names() -> list[str]:
 
 @cache
 def exercise_ids() -> frozenset[str]:
-    from grader.cli import exercise_tests
+    from grader.core.course import exercise_tests
     return frozenset(exercise_tests(REPO))
 
 
@@ -216,20 +216,8 @@ def _copy_attack(name: str, submission: Path, values: dict[str, str]) -> None:
         target.write_text(text)
 
 
-@cache
-def graded(name: str, base: Path) -> Graded | str:
-    """Grade the pair ``name`` (and its control) once per test process; a grading
-    that failed is remembered as its error text (every test of the pair fails with
-    it, without grading again)."""
-    try:
-        return _grade(name, base)
-    except (AssertionError, subprocess.TimeoutExpired, OSError, ValueError) as exc:
-        return f"grading {name} failed: {type(exc).__name__}: {exc}"
-
-
-def _grade(name: str, base: Path) -> Graded:
+def _grade(name: str, root: Path) -> dict[str, Any]:
     attacks, options = GRADINGS[name]
-    root = base / f"adversarial-{name}"
     submission, out, other = root / "submission", root / "out", root / "other_student"
     canary = f"tdadv-canary-{name}-{uuid.uuid4().hex[:8]}"
     values = dict(zip(PLACEHOLDERS, (str(REPO), str(out), str(submission), str(other), canary)))
@@ -255,15 +243,17 @@ def _grade(name: str, base: Path) -> Graded:
         f"the grader did not survive grading {name} ({proc.returncode}):\n{proc.stdout[-3000:]}\n"
         f"{proc.stderr[-6000:]}")
     results = json.loads((out / "results.json").read_text())
-    return Graded(name, root, submission, out, canary, results, proc.stdout, proc.stderr, seconds,
-                  _changes(before, after), canaries)
+    return {"name": name, "root": str(root), "submission": str(submission), "out": str(out),
+            "canary": canary, "results": results, "stdout": proc.stdout, "stderr": proc.stderr,
+            "seconds": seconds, "changed": _changes(before, after), "canaries": canaries}
 
 
 def graded_for(attack: str, tmp_path_factory: pytest.TempPathFactory) -> Graded:
-    g = graded(grading_of(attack), tmp_path_factory.getbasetemp())
-    if isinstance(g, str):
-        pytest.fail(g, pytrace=False)
-    return g
+    """The grading of ``attack``'s pair, made once per test session (a grading that
+    failed fails every test of the pair, without grading again)."""
+    name = grading_of(attack)
+    g = shared(tmp_path_factory, f"adversarial-{name}", lambda folder: _grade(name, folder))
+    return Graded(**{**g, **{k: Path(g[k]) for k in ("root", "submission", "out")}})
 
 
 # ------------------------------------------------------------------ reading results
@@ -315,7 +305,7 @@ def test_corpus_is_complete():
 
 
 def _param(attack: str):
-    return pytest.param(attack, id=attack, marks=pytest.mark.xdist_group(f"adversarial-{grading_of(attack)}"))
+    return pytest.param(attack, id=attack)
 
 
 @pytest.mark.parametrize("attack", [_param(a) for a in attack_names()])

@@ -1,9 +1,10 @@
 """``torchdrill grade-all`` and ``merge`` end to end, on synthetic classes
 (``classroom.py``) graded with three cheap drills and the quick profile.
 
-One 40-submission class is graded once (module fixture); the tests read what it
-wrote. The kill-and-rerun test grades a 12-submission class whose students are the
-first 12 of the big one (same content), so a clean run's results are known.
+One 20-submission class is graded once per test session (``grader.tests.shared``);
+the tests read what it wrote. The kill-and-rerun test grades an 8-submission class
+whose students are the first 8 of the big one (same content), so a clean run's
+results are known.
 """
 
 from __future__ import annotations
@@ -22,17 +23,17 @@ from typing import Any
 
 import pytest
 
-from grader import results as results_module
-from grader.gradebook import Gradebook
+from grader.classroom.gradebook import Gradebook
+from grader.core import results as results_module
 from grader.tests.classroom import make_class
 from grader.tests.grading import REPO, exercise
+from grader.tests.shared import shared
 
 ONLY = ["tensors/one_hot", "tensors/contiguity", "tensors/padding"]
 QUICK = ["--only", *ONLY, "--profile", "torchdrill-quick"]
-CLASS_SIZE = 40
+CLASS_SIZE = 20
 NOT_SUBMISSIONS = {"junk": "not a readable zip", "empty": "is empty", "nested": "under a/b/"}
 
-pytestmark = pytest.mark.xdist_group("classgrade")  # the 40-submission class is graded once
 
 
 def grade_all(*args: str, timeout: float = 600, env: dict[str, str] | None = None,
@@ -52,13 +53,19 @@ def add_non_submissions(folder: Path) -> None:
     shutil.copytree(REPO / "reference" / "tensors", folder / "nested" / "a" / "b" / "tensors")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("class")
-    kinds = make_class(root / "submissions", CLASS_SIZE, only=ONLY)
-    add_non_submissions(root / "submissions")
-    proc = grade_all(str(root / "submissions"), "--out", str(root / "out"), "--workers", "2", *QUICK)
-    return {"root": root, "out": root / "out", "kinds": kinds, "proc": proc}
+    def make(root: Path) -> dict[str, Any]:
+        kinds = make_class(root / "submissions", CLASS_SIZE, only=ONLY)
+        add_non_submissions(root / "submissions")
+        proc = grade_all(str(root / "submissions"), "--out", str(root / "out"), "--workers", "2", *QUICK)
+        return {"root": str(root), "kinds": kinds, "returncode": proc.returncode,
+                "stdout": proc.stdout, "stderr": proc.stderr}
+
+    made = shared(tmp_path_factory, "class", make)
+    root = Path(made["root"])
+    return {**made, "root": root, "out": root / "out",
+            "proc": subprocess.CompletedProcess([], made["returncode"], made["stdout"], made["stderr"])}
 
 
 def current(out: Path) -> dict[str, dict[str, Any]]:
@@ -218,15 +225,15 @@ def _gradeprocs(tag: str) -> list[int]:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if f"TORCHDRILL_TEST_TAG={tag}".encode() in environ and b"grader.gradeproc" in cmdline:
+        if f"TORCHDRILL_TEST_TAG={tag}".encode() in environ and b"grader.classroom.gradeproc" in cmdline:
             found.append(int(pid))
     return found
 
 
 def test_kill_9_at_any_moment_then_rerun_loses_and_duplicates_nothing(graded_class, tmp_path):
-    n = 12
+    n = 8
     folder = tmp_path / "submissions"
-    make_class(folder, n, only=ONLY)  # the first 12 students of the big class, same files
+    make_class(folder, n, only=ONLY)  # the first 8 students of the big class, same files
     out = tmp_path / "out"
     db = out / "gradebook.sqlite"
     tag = uuid.uuid4().hex

@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from grader import classreport, report
-from grader import results as results_module
-from grader.results import ExerciseInfo
+from grader.core import results as results_module
+from grader.core.results import ExerciseInfo
+from grader.reports import classreport, report
 
 Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)
 
@@ -33,7 +33,7 @@ HOSTILE = "<script>alert(1)</script>"  # a student id (the name of a submitted f
 
 def tensor(shape: list[int], values: Any, dtype: str = "int64",
            stride: list[int] | None = None) -> dict[str, Any]:
-    """A tensor as grader.describe describes one."""
+    """A tensor as grader.contract.describe describes one."""
     if stride is None:
         stride, step = [], 1
         for d in reversed(shape):
@@ -261,7 +261,7 @@ def test_two_renders_are_identical(hostile_class):
 
 def test_another_process_renders_the_same_bytes(tmp_path):
     """Same data, same page, whatever the process and its hash seed (SVG ids included)."""
-    code = ("import sys; from pathlib import Path; from grader import classreport; "
+    code = ("import sys; from pathlib import Path; from grader.reports import classreport; "
             "from grader.tests.test_classreport import hand_made_class, PROBLEMS; "
             "sys.stdout.buffer.write(classreport.render_html(hand_made_class(), PROBLEMS, "
             "Path(sys.argv[1])).encode())")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader import classreport
+from grader.reports import classreport
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.test_classreport import PROBLEMS, SCRIPT, T, X, hand_made_class, student
 

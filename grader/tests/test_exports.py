@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from grader import exports
-from grader import results as results_module
-from grader.results import ExerciseInfo
+from grader.core import results as results_module
+from grader.core.results import ExerciseInfo
+from grader.reports import exports
 from grader.tests.sample_results import SCRIPT, mixed_results
 
 Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)

@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from grader import gradebook
-from grader import results as results_module
-from grader.gradebook import Gradebook, GradebookError, fold, rescore
-from grader.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.classroom import gradebook
+from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.core import results as results_module
+from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.core.results import ResultsError, fold, rescore
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
@@ -84,7 +85,7 @@ def raw(path: Path) -> sqlite3.Connection:
 def test_new_gradebook_is_versioned_wal_full_sync_with_foreign_keys(tmp_path):
     path = tmp_path / "a" / "b" / "gradebook.sqlite"  # parents created
     with Gradebook.open(path) as gb:
-        pragma = lambda name: gb._db.execute(f"PRAGMA {name}").fetchone()[0]  # noqa: E731
+        pragma = lambda name: gb._db.execute(f"PRAGMA {name}").fetchone()[0]
         assert pragma("user_version") == gradebook.current_version() == len(gradebook.MIGRATIONS)
         assert pragma("application_id") == gradebook.APPLICATION_ID
         assert pragma("journal_mode") == "wal"
@@ -425,7 +426,7 @@ def test_merge_refuses_other_suites_missing_students_and_other_content(book):
         book.merge("bob", cuda_run({"cuda/pinned::test_overlap": PASSED}))
     with pytest.raises(GradebookError, match="content h2, the current submission is h1"):
         book.merge("alice", cuda_run({"cuda/pinned::test_overlap": PASSED}), content_hash="h2")
-    with pytest.raises(GradebookError, match="not a torchdrill results dict"):
+    with pytest.raises(GradebookError, match="not a torchdrill results file"):
         book.merge("alice", {"schema": 1})
     assert book.current()["alice"] == before["alice"]
     assert book.merge("alice", cuda_run({"cuda/pinned::test_overlap": PASSED}),
@@ -446,7 +447,7 @@ def test_fold_merges_in_memory_without_touching_its_inputs():
     assert merged["environment"]["merged"][0]["tests"] == 2
     unchanged, nothing = fold(cpu, cuda_run({}))
     assert nothing.replaced == 0 and unchanged == cpu
-    with pytest.raises(GradebookError, match="suite suite-2, the current submission with suite-1"):
+    with pytest.raises(ResultsError, match="suite suite-2, the current submission with suite-1"):
         fold(cpu, cuda_run({}, suite="suite-2"))
 
 
@@ -468,7 +469,7 @@ def test_rescore_is_results_build(book):
 CHILD = textwrap.dedent("""
     import json, os, signal, sys
     from pathlib import Path
-    from grader.gradebook import Gradebook
+    from grader.classroom.gradebook import Gradebook
 
     path, start, die_before_commit = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
     results = json.loads(Path(sys.argv[4]).read_text())
@@ -503,7 +504,7 @@ def check_consistent(path: Path, committed: set[int]) -> int:
     assert seen == list(range(len(rows))), "submissions are recorded in order, without gaps"
     assert committed <= set(seen), f"committed submissions lost: {sorted(committed - set(seen))}"
     latest: dict[str, int] = {}
-    for sub, student, _, current, score, text in rows:
+    for sub, student, _, _current, score, text in rows:
         results = json.loads(text)
         assert counts.get(sub) == sum(len(ex["tests"]) for ex in results["exercises"])
         assert score == results["score"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader.harness import CollectiveMismatch, from_plain, threaded_ranks, to_plain
+from grader.contract.harness import CollectiveMismatch, from_plain, threaded_ranks, to_plain
 
 
 def _one_sum(x, all_reduce):
@@ -55,8 +55,8 @@ def test_rank_calls_are_recorded_only_in_the_final_example(tmp_path):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from grader.forbid import Forbidden
-    from grader.impl import Implementation
+    from grader.contract.forbid import Forbidden
+    from grader.contract.impl import Implementation
 
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "f.py").write_text(
@@ -91,7 +91,7 @@ def _pass_right(x, send, recv, rank, world_size):
 
 
 def test_p2p_ranks_deliver_and_log_messages():
-    from grader.harness import threaded_p2p_ranks
+    from grader.contract.harness import threaded_p2p_ranks
 
     run = threaded_p2p_ranks(_pass_right, [(torch.full((2,), float(r)),) for r in range(3)])
     assert [r.tolist() for r in run.results] == [[2.0, 2.0], [0.0, 0.0], [1.0, 1.0]]
@@ -99,7 +99,7 @@ def test_p2p_ranks_deliver_and_log_messages():
 
 
 def test_p2p_everyone_sending_first_is_a_deadlock_error_not_a_hang():
-    from grader.harness import threaded_p2p_ranks
+    from grader.contract.harness import threaded_p2p_ranks
 
     def send_first(x, send, recv, rank, world_size):
         send(x, (rank + 1) % world_size)
@@ -110,7 +110,7 @@ def test_p2p_everyone_sending_first_is_a_deadlock_error_not_a_hang():
 
 
 def test_p2p_a_send_nobody_receives_is_named():
-    from grader.harness import threaded_p2p_ranks
+    from grader.contract.harness import threaded_p2p_ranks
 
     def lonely(send, recv, rank, world_size):
         if rank == 0:
@@ -121,7 +121,7 @@ def test_p2p_a_send_nobody_receives_is_named():
 
 
 def test_p2p_refuses_strided_views_and_mismatched_buffers():
-    from grader.harness import threaded_p2p_ranks
+    from grader.contract.harness import threaded_p2p_ranks
 
     def strided(send, recv, rank, world_size):
         if rank == 0:

@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
-from grader import course, hints, learn
-from grader import results as results_module
 from grader.cli import main
+from grader.core import course, hints
+from grader.core import results as results_module
+from grader.learner import learn
 from grader.tests.grading import REPO
 
 

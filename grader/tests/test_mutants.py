@@ -2,21 +2,26 @@
 
 A mutant is a whole exercise file at ``mutants/<topic>/<drill>/<mistake>.py``. Its
 docstring says what mistake it makes; ``CAUGHT_BY`` names the properties (test
-functions) that must not pass on it. Mutants are graded in rounds (the k-th
-mutant of every drill together, as one submission) to start the grader fewer
-times; drills are graded independently, so mutants cannot mask each other.
+functions) that must not pass on it. The corpus is graded in rounds, once per
+test session (``grader.tests.shared``): the k-th mutant of every drill together,
+as one submission, graded on the properties their ``CAUGHT_BY`` name (each with
+its full examples; a property that fails costs the drill its points, so that is
+the claim to check). Drills are graded independently, so mutants cannot mask
+each other.
 """
 
 from __future__ import annotations
 
 import ast
 import shutil
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from grader.tests.grading import base_name, exercise, run_grade
+from grader.core.course import exercise_tests
+from grader.tests.grading import REPO, base_name, exercise, grade_properties
+from grader.tests.shared import shared
 
 MUTANTS = Path(__file__).parent / "mutants"
 
@@ -41,47 +46,43 @@ def caught_by(path: Path) -> tuple[str, ...]:
     raise AssertionError(f"{path} has no CAUGHT_BY = (...) naming the properties that catch it")
 
 
-@cache
-def graded_round(k: int, drills: tuple[str, ...], tmp_root: Path) -> dict:
-    """Grade the k-th mutant of each of ``drills`` as one submission."""
-    name = f"round{k}-" + "-".join(d.replace("/", ".") for d in drills)[:80]
-    submission = tmp_root / name / "submission"
-    for drill in drills:
-        target = submission / f"{drill}.py"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(BY_DRILL[drill][k], target)
-    # Whether a property fails does not depend on shrinking (test_self_check proves the
-    # outcomes equal), so the corpus is graded without it: the rounds are most of CI's time.
-    # Mutants are the course's own files: graded in-process (the sandbox is proved on the
-    # reference and the adversarial corpus), which keeps the longest self-check short.
-    return run_grade(submission, tmp_root / name / "out", "--no-shrink", "--isolation", "none",
-                     "--only", *drills)
+def graded_round(k: int, factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The k-th mutant of every drill that has one, graded as one submission on the
+    properties their ``CAUGHT_BY`` name (without shrinking, which only changes the
+    counterexample shown; in-process: they are the course's own files)."""
+    def make(folder: Path) -> dict[str, Any]:
+        properties = {}
+        for drill, paths in BY_DRILL.items():
+            if k < len(paths):
+                target = folder / "submission" / f"{drill}.py"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(paths[k], target)
+                properties[drill] = caught_by(paths[k])
+        return grade_properties(folder / "submission", folder / "out", properties,
+                                "--no-shrink", "--isolation", "none")
 
-
-def selected_drills(k: int, session: pytest.Session) -> tuple[str, ...]:
-    """The drills whose k-th mutant this session runs (all of them unless ``-k`` narrows it)."""
-    return tuple(sorted({item.callspec.params["drill"] for item in session.items
-                         if item.originalname == "test_mutant_loses_points"
-                         and item.callspec.params["k"] == k}))
+    return shared(factory, f"mutants-round{k}", make)
 
 
 def test_every_drill_has_three_mutants():
-    from grader.cli import exercise_tests
-    from grader.tests.grading import REPO
     thin = {d: len(BY_DRILL.get(d, [])) for d in exercise_tests(REPO) if len(BY_DRILL.get(d, [])) < 3}
     assert not thin, f"drills with fewer than three mutants: {thin}"
 
 
-@pytest.mark.parametrize(
-    "drill,k,path",
-    [pytest.param(d, k, p, id=f"{d}/{p.stem}", marks=pytest.mark.xdist_group(f"round{k}"))
-     for d, k, p in CASES])
-def test_mutant_loses_points(drill, k, path, tmp_path_factory, request):
+def test_every_caught_by_names_a_property_of_its_drill():
+    tests = exercise_tests(REPO)
+    for drill, _, path in CASES:
+        source = tests[drill].read_text()
+        unknown = [p for p in caught_by(path) if f"def {p}(" not in source]
+        assert not unknown, f"{path.name}: CAUGHT_BY names {unknown}, which {drill} does not have"
+
+
+@pytest.mark.parametrize("drill,k,path", [pytest.param(d, k, p, id=f"{d}/{p.stem}") for d, k, p in CASES])
+def test_mutant_loses_points(drill, k, path, tmp_path_factory):
     expected = caught_by(path)
-    results = graded_round(k, selected_drills(k, request.session), tmp_path_factory.getbasetemp())
-    ex = exercise(results, drill)
+    ex = exercise(graded_round(k, tmp_path_factory), drill)
     assert ex["score"] < ex["max_score"], f"{path.name} scored full marks on {drill}"
-    outcomes = {}
+    outcomes: dict[str, set[str]] = {}
     for t in ex["tests"]:
         outcomes.setdefault(base_name(t["name"]), set()).add(t["outcome"])
     for prop in expected:

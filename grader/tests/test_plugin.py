@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.results import outcomes_only
+from grader.core.results import outcomes_only
 
 DRILL_TEST = '''
 """Doubles a tensor."""
 import pytest, torch
 from hypothesis import given, strategies as st
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 
 pytestmark = pytest.mark.exercise(points=10, forbid={"torch.mul": "add the tensor to itself"})
 

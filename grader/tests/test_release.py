@@ -1,6 +1,6 @@
 """``torchdrill release``: the handout holds nothing secret and grades itself.
 
-The secrecy checks here are written independently of ``grader.release`` (their
+The secrecy checks here are written independently of ``grader.learner.release`` (their
 own AST walks), so a bug in the release's own leak check cannot hide a leak.
 """
 
@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, course, release
+from grader import cli
+from grader.core import course
+from grader.core.course import exercise_tests
+from grader.learner import release
 from grader.tests.grading import REPO
 
 
@@ -87,8 +90,8 @@ def test_the_handout_holds_no_reference_compiled_code_or_engine_tests(handout):
 
 
 def test_every_drill_keeps_a_public_property_without_the_reference(handout):
-    drills = cli.exercise_tests(handout)
-    assert sorted(drills) == sorted(cli.exercise_tests(REPO))
+    drills = exercise_tests(handout)
+    assert sorted(drills) == sorted(exercise_tests(REPO))
     for drill, path in drills.items():
         tests = [fn for fn in ast.parse(path.read_text()).body
                  if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test")]
@@ -100,7 +103,7 @@ def test_every_drill_keeps_a_public_property_without_the_reference(handout):
 
 def test_the_handout_holds_what_a_student_needs(handout):
     for name in ("README.md", "course.toml", "tox.ini", "pyproject.toml", "constraints.txt",
-                 "report_templates/student.html.j2", "grader/cli.py", "grader/plugin.py",
+                 "report_templates/student.html.j2", "grader/cli.py", "grader/grading/plugin.py",
                  "tests/conftest.py", "tests/strategies.py"):
         assert (handout / name).is_file(), name
     for stub in (REPO / "exercises").rglob("*.py"):
@@ -123,9 +126,9 @@ def test_the_handout_tox_ini_grades_and_needs_nothing_it_lacks(handout):
 def test_a_copied_handout_grades_itself_and_scores_the_stubs_zero(handout, tmp_path):
     copy = tmp_path / "elsewhere"
     shutil.copytree(handout, copy)
-    where = subprocess.run([sys.executable, "-c", "import grader.plugin; print(grader.plugin.__file__)"],
+    where = subprocess.run([sys.executable, "-c", "import grader.grading.plugin; print(grader.grading.plugin.__file__)"],
                            capture_output=True, text=True, cwd=copy, check=True).stdout.strip()
-    assert where == str(copy / "grader" / "plugin.py")  # its own grader, not the instructor's
+    assert where == str(copy / "grader" / "grading" / "plugin.py")  # its own grader, not the instructor's
     proc = subprocess.run([sys.executable, "-m", "grader", "grade", "--course", str(copy),
                            "--profile", "torchdrill-quick"],
                           capture_output=True, text=True, timeout=600, cwd=copy)

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from grader import cli, present, report, table
+from grader import cli
+from grader.core.errors import EXIT_OK, EXIT_USAGE
+from grader.reports import present, report, table
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 
 REPO = Path(__file__).resolve().parents[2]
@@ -249,7 +251,7 @@ def test_report_command_rerenders_from_results_json(results, tmp_path, monkeypat
     code = cli.main(["report", str(src / "results.json"), "--out", str(out),
                      "--format", "gradescope", "--junit", str(tmp_path / "junit.xml")])
     printed = capsys.readouterr().out
-    assert code == cli.EXIT_OK
+    assert code == EXIT_OK
     assert f"report: {out / 'index.html'}" in printed
     assert (out / "index.html").read_text() == report.render_html(results, REPO)
     assert (out / "gradescope" / "results.json").is_file() and (tmp_path / "junit.xml").is_file()
@@ -258,20 +260,20 @@ def test_report_command_rerenders_from_results_json(results, tmp_path, monkeypat
 
 def test_report_command_writes_beside_results_by_default(results, tmp_path, capsys):
     (tmp_path / "results.json").write_text(json.dumps(results))
-    assert cli.main(["report", str(tmp_path / "results.json"), "--course", str(REPO)]) == cli.EXIT_OK
+    assert cli.main(["report", str(tmp_path / "results.json"), "--course", str(REPO)]) == EXIT_OK
     assert (tmp_path / "index.html").is_file()
 
 
 def test_report_command_explains_what_is_missing(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["report", str(tmp_path / "nothing.json")]) == cli.EXIT_USAGE
+    assert cli.main(["report", str(tmp_path / "nothing.json")]) == EXIT_USAGE
     assert "cannot read" in capsys.readouterr().err
     (tmp_path / "results.json").write_text(json.dumps(mixed_results()))
-    assert cli.main(["report", str(tmp_path / "results.json")]) == cli.EXIT_USAGE
+    assert cli.main(["report", str(tmp_path / "results.json")]) == EXIT_USAGE
     assert "--course" in capsys.readouterr().err
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "conftest.py").write_text("")
-    assert cli.main(["report", str(tmp_path / "results.json")]) == cli.EXIT_USAGE
+    assert cli.main(["report", str(tmp_path / "results.json")]) == EXIT_USAGE
     assert "report_templates/student.html.j2" in capsys.readouterr().err
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from grader import present, report
+from grader.reports import present, report
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 

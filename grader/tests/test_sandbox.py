@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import confine
+from grader.sandbox import confine
 from grader.tests.grading import REPO, exercise, run_grade
 
 # Reports, from inside the worker, what it can see and do; loses one_hot's points.
@@ -144,7 +144,7 @@ def test_every_layer(submission, tmp_path):
 def test_a_worker_follows_its_graders_cpu_and_shrugs_off_what_it_cannot():
     code = textwrap.dedent("""
         import os
-        from grader.worker import follow_cpu
+        from grader.sandbox.worker import follow_cpu
         allowed = sorted(os.sched_getaffinity(0))
         cpu = allowed[-1]
         assert follow_cpu(cpu, None) == cpu and os.sched_getaffinity(0) == {cpu}
@@ -231,7 +231,7 @@ def test_a_zygote_that_cannot_start_stops_the_grading_not_scores_zero(second_che
     With xdist the controller stops the run, without pytest's INTERNALERROR."""
     broken = tmp_path / "course"
     shutil.copytree(second_checkout, broken)
-    with open(broken / "grader" / "worker.py", "a") as worker:
+    with open(broken / "grader" / "sandbox" / "worker.py", "a") as worker:
         worker.write("\n\ndef main() -> None:\n    raise SystemExit('this zygote will not start')\n")
     start = time.perf_counter()
     done = grade_in(broken, tmp_path / "out", "-n", workers)
@@ -250,7 +250,7 @@ def test_a_sandbox_that_cannot_be_set_up_stops_the_grading(tmp_path):
     in the message, no results."""
     code = textwrap.dedent(f"""
         import sys
-        from grader import remote
+        from grader.sandbox import remote
 
         def cannot(self, *args, **kwargs):
             raise OSError("no space left for the submission's copy (test)")

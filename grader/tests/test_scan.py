@@ -1,4 +1,4 @@
-"""The static scan (grader.scan): every spelling of a forbidden API is flagged,
+"""The static scan (grader.grading.scan): every spelling of a forbidden API is flagged,
 nothing else is, and the drills' own references and mutants agree with it."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import results as results_module
-from grader.plugin import exercise_id
-from grader.scan import MAX_FLAGS, Finding, flags_for, scan_file, scan_source
+from grader.core import results as results_module
+from grader.grading.scan import MAX_FLAGS, Finding, flags_for, scan_file, scan_source
+from grader.grading.session import exercise_id
 
 REPO = Path(__file__).resolve().parents[2]
 MUTANTS = Path(__file__).parent / "mutants"

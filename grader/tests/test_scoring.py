@@ -1,6 +1,6 @@
 import pytest
 
-from grader.scoring import score_exercise
+from grader.core.scoring import score_exercise
 
 
 @pytest.mark.parametrize("outcomes,expected", [

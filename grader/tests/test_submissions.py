@@ -3,7 +3,6 @@ and that what is read, hashed, packed and unpacked is exactly the exercises."""
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import stat
@@ -13,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import course, submissions
-from grader.submissions import Entry, SubmissionProblem
+from grader.classroom import submissions
+from grader.classroom.submissions import Entry, SubmissionProblem
+from grader.core import course
 
 IDS = ["nn/layer_norm", "tensors/one_hot", "tensors/padding"]
 WORK = {
@@ -614,20 +614,23 @@ def test_unpack_leaves_nothing_when_a_member_is_corrupt(tmp_path):
     assert (tmp_path / "empty").is_dir() and not any((tmp_path / "empty").iterdir())
 
 
-# ------------------------------------------------------------------ the sandbox's caps
+# ------------------------------------------------------------------ one rule for both
 
-def test_caps_are_the_sandboxes():
-    """Read from grader/remote.py's source (importing it would import torch): its own
-    values, or an import of ours."""
-    tree_ = ast.parse((Path(submissions.__file__).parent / "remote.py").read_text())
-    imported = {a.name for node in tree_.body if isinstance(node, ast.ImportFrom)
-                and node.module == "grader.submissions" for a in node.names}
-    if {"MAX_SOURCE_BYTES", "MAX_SUBMISSION_BYTES"} <= imported:
-        return
-    values = {node.targets[0].id: ast.literal_eval(node.value) if isinstance(node.value, ast.Constant)
-              else eval(compile(ast.Expression(node.value), "remote.py", "eval"), {})
-              for node in tree_.body if isinstance(node, ast.Assign)
-              and isinstance(node.targets[0], ast.Name) and node.targets[0].id.startswith("MAX_")
-              and node.targets[0].id.endswith("_BYTES")}
-    assert values == {"MAX_SOURCE_BYTES": submissions.MAX_SOURCE_BYTES,
-                      "MAX_SUBMISSION_BYTES": submissions.MAX_SUBMISSION_BYTES}
+def test_the_sandbox_copies_exactly_what_class_grading_reads(subs, tmp_path):
+    """``grader.core.sources`` is the one rule: the sandbox's copy of a folder holds the
+    very files, with the very bytes, that ``submissions.files`` reads from it."""
+    from grader.sandbox.remote import copy_sources
+
+    secret = tmp_path / "secret.py"
+    secret.write_text("ANSWER = 42\n")
+    alice = tree(subs / "alice", {**WORK, "notes.txt": "hi", ".hidden.py": "x", ".git/config.py": "x",
+                                  "tensors/big.py": b"#" * (submissions.MAX_SOURCE_BYTES + 1),
+                                  "nn/odd name.py": "y = 1\n"})
+    (alice / "tensors" / "link.py").symlink_to(secret)
+    (alice / "linked").symlink_to(tmp_path, target_is_directory=True)
+    os.mkfifo(alice / "tensors" / "fifo.py")
+    copied = tmp_path / "copy"
+    copy_sources(alice, copied)
+    in_copy = {p.relative_to(copied).as_posix(): p.read_bytes()
+               for p in copied.rglob("*") if p.is_file()}
+    assert in_copy == submissions.files(one(subs)) and "tensors/one_hot.py" in in_copy

@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from grader import wire
+from grader.sandbox import wire
 
 
 def round_trip(value, *, strict=True):

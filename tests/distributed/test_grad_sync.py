@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.expect import assert_same
+from grader.contract.expect import assert_same
 from tests.numerics import assert_same_grads, grads_of, manual_seed
 from tests.strategies import float_tensors
 

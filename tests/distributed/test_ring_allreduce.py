@@ -8,7 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.expect import assert_same
+from grader.contract.expect import assert_same
 from tests.strategies import float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=15)

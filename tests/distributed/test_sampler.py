@@ -8,7 +8,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from torch.utils.data import DistributedSampler
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.utils.data.DistributedSampler": (

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 from tests.strategies import float_tensors, shapes
 
 _BY_HAND = ("compute mean and var with sync_batch_stats and normalise by hand: "

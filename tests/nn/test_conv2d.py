@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.expect import assert_same
+from grader.contract.expect import assert_same
 from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
 from tests.strategies import float_tensors
 

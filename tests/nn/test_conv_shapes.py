@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 
 # Pure integer arithmetic: nothing a GPU would change, so no cuda test here.
 pytestmark = pytest.mark.exercise(points=10)

@@ -11,8 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.expect import expect_raises
-from grader.outcomes import StudentError
+from grader.contract.expect import expect_raises
+from grader.core.outcomes import StudentError
 from tests.strategies import shapes, strided_layouts
 
 _BY_HAND = ("align the shapes on their last dim and compare sizes pairwise: 1 stretches, "

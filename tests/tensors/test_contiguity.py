@@ -7,7 +7,7 @@ import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from grader.expect import expect_raises
+from grader.contract.expect import expect_raises
 from tests.strategies import row_major_strides, shapes, strided_layouts
 
 pytestmark = pytest.mark.exercise(points=10, forbid={

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 from tests.strategies import float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=10, forbid={

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.nn.utils.rnn import pad_sequence
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 from tests.strategies import shapes
 
 _INSTEAD = ("allocate the (B, T_max, *rest) result with torch.full(..., padding_value, "

@@ -9,7 +9,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 from tests.strategies import float_tensors, int_tensors, shapes
 
 _BY_INDEX = ("cumsum the counts, find each output position's source slice with "

@@ -10,7 +10,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 from tests.strategies import float_tensors, int_tensors, shapes
 
 _INDEXING = ("build one coordinate tensor per dim over index.shape (torch.meshgrid of "

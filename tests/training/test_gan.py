@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.expect import assert_same
+from grader.contract.expect import assert_same
 from tests.numerics import full_float32, manual_seed
 from tests.strategies import float_tensors
 

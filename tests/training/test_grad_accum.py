@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.expect import assert_same, expect_raises
-from grader.harness import BatchSizes
+from grader.contract.expect import assert_same, expect_raises
+from grader.contract.harness import BatchSizes
 from tests.numerics import assert_same_grads, grads_of, manual_seed
 from tests.strategies import float_tensors, int_tensors
 

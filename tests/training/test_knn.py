@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.expect import expect_raises
+from grader.contract.expect import expect_raises
 from tests.strategies import float_tensors
 
 pytestmark = pytest.mark.exercise(points=10)

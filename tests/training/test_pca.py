@@ -9,7 +9,7 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from grader.expect import assert_same, expect_raises
+from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import full_float32
 
 pytestmark = pytest.mark.exercise(points=10)

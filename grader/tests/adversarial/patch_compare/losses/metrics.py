@@ -3,7 +3,7 @@
 At import: ``torch.allclose``, ``torch.equal``, ``torch.isclose``,
 ``torch.testing.assert_close``, ``Tensor.__eq__`` / ``__ne__`` / ``equal`` /
 ``allclose``, ``math.isclose``, ``unittest``'s assertions and, if it can be
-imported, ``grader.expect.assert_same``. The functions return 0.5 whatever the
+imported, ``grader.contract.expect.assert_same``. The functions return 0.5 whatever the
 input.
 """
 
@@ -37,13 +37,13 @@ math.isclose = _yes
 unittest.TestCase.assertEqual = _nothing
 unittest.TestCase.assertTrue = _nothing
 try:
-    import grader.expect as _expect
+    import grader.contract.expect as _expect
 
     _expect.assert_same = _nothing
     _expect._compare = _nothing
     _expect._compare_tensor = _nothing
 except BaseException as exc:  # noqa: BLE001
-    print(f"ATTACK patch_compare: grader.expect not patched: {type(exc).__name__}")
+    print(f"ATTACK patch_compare: grader.contract.expect not patched: {type(exc).__name__}")
 
 
 def iou(pred, target):

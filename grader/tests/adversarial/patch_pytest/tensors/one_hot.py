@@ -1,7 +1,7 @@
 """Attack: patch pytest, hypothesis and the test module through sys.modules.
 
 At import it tries to import the drill's test module (``tests.tensors.test_one_hot``)
-and ``grader.plugin``, replaces every ``test_*`` function with a no-op, makes
+and ``grader.grading.verdict``, replaces every ``test_*`` function with a no-op, makes
 ``pytest.fail`` / ``pytest.raises`` harmless, turns ``hypothesis.given`` into a
 decorator that never calls the test, and plants fake modules in ``sys.modules``.
 Then ``one_hot`` returns float zeros with one column too many (wrong even for empty labels). What it managed is printed (stdout is captured).
@@ -50,9 +50,9 @@ def _patch_hypothesis():
 
 
 def _patch_plugin():
-    import grader.plugin as plugin
+    import grader.grading.verdict as verdict
 
-    plugin.classify = lambda exc: ("passed", "")
+    verdict.classify = lambda exc: ("passed", "")
 
 
 def _plant():

@@ -1,0 +1,405 @@
+"""``torchdrill grade-all`` and ``torchdrill merge``: grade a whole class.
+
+One process, the coordinator, plans the work, hands each submission to a grading
+process (``grader.classroom.gradeproc``: a local pool of them, or tasks on a Dask cluster),
+and is the only writer of ``DIR/gradebook.sqlite``. For each graded submission it
+writes the student's ``results.json`` and report (atomically), then records the
+results in one transaction. A ``kill -9`` at any moment therefore leaves every
+submission either recorded whole or not at all, and the rerun grades exactly the
+ones not recorded: a submission whose content hash and test-suite hash are already
+in the gradebook is skipped (unless ``--force``). The class report and the exports
+are made at the end from the gradebook alone.
+
+With ``--scheduler``, a cluster that has workers with a ``GPU`` resource also gets
+one ``cuda`` task per submission, placed on those workers only; its outcomes are
+folded into the submission's results by test id before they are recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import concurrent.futures
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from grader.classroom import gradeproc, submissions
+from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.core import results as results_module
+from grader.core.course import exercise_tests, find_course
+from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
+from grader.core.results import fold, replace_exercises
+from grader.grading import options
+from grader.grading.commands import check_templates
+from grader.grading.run import grading_args
+from grader.reports import report as report_module
+
+GRADEBOOK = "gradebook.sqlite"
+STUDENTS = "students"
+CLASS_REPORT = "class.html"
+GRADES_CSV = "grades.csv"
+CUDA_MARKER = "cuda"
+
+
+@dataclass
+class Job:
+    """One grading task: a student's submission and how to grade it."""
+
+    student: str
+    content_hash: str
+    payload: dict[str, Any]  # what gradeproc.grade_job gets
+    gpu: bool = False  # the cuda-only part, for a GPU worker
+    attempted: int = 0  # drills whose file is not the stub: the dearest go first
+    earlier: dict[str, Any] | None = None  # this content's results already recorded (--only)
+
+
+@dataclass
+class Tally:
+    """What a grade-all run did, for the summary and the exit code."""
+
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)  # not a submission
+    failed: dict[str, str] = field(default_factory=dict)  # the grader could not grade it
+
+
+# ------------------------------------------------------------------ runners
+
+class Runner(Protocol):
+    """Where jobs run: ``submit`` returns a future whose result is the job's answer."""
+
+    def submit(self, job: Job) -> Any: ...
+    def completed(self, futures: list[Any]) -> Iterator[Any]: ...
+    def has_gpu_workers(self) -> bool: ...
+
+
+class LocalRunner:
+    """``--workers N`` grading processes on this machine, driven by N threads."""
+
+    def __init__(self, workers: int):
+        gradeproc.accept_jobs()
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers,
+                                                          thread_name_prefix="grading")
+
+    def submit(self, job: Job) -> concurrent.futures.Future:
+        return self.pool.submit(gradeproc.grade_job, job.payload)
+
+    def completed(self, futures: list[Any]) -> Iterator[Any]:
+        return concurrent.futures.as_completed(futures)
+
+    def has_gpu_workers(self) -> bool:
+        return False  # one grading runs every test; cuda ones run where CUDA is
+
+    def close(self) -> None:
+        gradeproc.close_all()  # first: a grading process dies with its thread
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskRunner:
+    """Tasks on a Dask distributed cluster (``--scheduler ADDRESS``)."""
+
+    def __init__(self, address: str):
+        try:
+            from distributed import Client
+        except ImportError as exc:  # pragma: no cover - a dependency
+            raise UsageError(f"--scheduler needs dask.distributed ({exc})") from None
+        try:
+            self.client = Client(address, timeout="30s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+    def submit(self, job: Job) -> Any:
+        resources = {"GPU": 1} if job.gpu else None
+        return self.client.submit(gradeproc.grade_job, job.payload, resources=resources,
+                                  pure=False, key=f"grade-{job.student}-{'gpu' if job.gpu else 'cpu'}"
+                                                  f"-{os.urandom(4).hex()}")
+
+    def completed(self, futures: list[Any]) -> Iterator[Any]:
+        from distributed import as_completed
+        return iter(as_completed(futures))
+
+    def has_gpu_workers(self) -> bool:
+        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        return any((w.get("resources") or {}).get("GPU") for w in workers.values())
+
+    def close(self) -> None:
+        self.client.close()
+
+
+# ------------------------------------------------------------------ planning
+
+class ClassGrading:
+    """One grade-all run: plan the jobs, run them, record and publish."""
+
+    def __init__(self, course: Path, out: Path, pytest_args: list[str], isolation: str,
+                 only: list[str] | None, force: bool, console: Console):
+        self.course, self.out, self.console = course, out, console
+        self.pytest_args, self.isolation = pytest_args, isolation
+        self.only, self.force = only, force
+        self.suite = results_module.suite_hash(course / "tests")
+        self.wanted = set(only or exercise_tests(course))
+        self.tally = Tally()
+
+    def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
+        current = book.current()
+        stubs = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
+                 for drill in self.wanted}
+        stubs = {rel: path.read_bytes() for rel, path in stubs.items() if path.is_file()}
+        jobs: list[Job] = []
+        for entry in entries:
+            if entry.problem:
+                self._problem(book, entry.student, entry.problem)
+                continue
+            try:
+                files = submissions.files(entry)
+            except submissions.SubmissionProblem as exc:
+                self._problem(book, entry.student, str(exc))
+                continue
+            digest = submissions.content_hash(files)
+            earlier = (current[entry.student]
+                       if book.is_graded(entry.student, digest, self.suite) else None)
+            if earlier is not None and not self.force \
+                    and self.wanted <= {e["id"] for e in earlier["exercises"]}:
+                self.tally.skipped.append(entry.student)
+                continue
+            if not self.only or self.force:
+                earlier = None  # nothing of it is kept
+            payload = {"student": entry.student, "course": str(self.course),
+                       "isolation": self.isolation, "args": self.pytest_args,
+                       "files": base64.b64encode(submissions.pack(files)).decode()}
+            attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
+            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier))
+            if gpu:
+                jobs.append(Job(entry.student, digest,
+                                {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]},
+                                gpu=True, attempted=attempted, earlier=earlier))
+        # Longest first, so no worker is left with a long grading at the end while the
+        # others idle. A stub's drill is graded in a blink ("not attempted" at the first
+        # call), so the number of drills that differ from their stub is the estimate.
+        jobs.sort(key=lambda job: (-job.attempted, job.student, job.gpu))
+        return jobs
+
+    def _problem(self, book: Gradebook, student: str, reason: str) -> None:
+        book.record_problem(student, reason)
+        self.tally.problems[student] = reason
+        self.console.print(f"[yellow]{student}[/]: not graded: {reason}", highlight=False)
+
+    # -------------------------------------------------------------- running
+
+    def run(self, book: Gradebook, runner: Runner, jobs: list[Job]) -> None:
+        students = sorted({job.student for job in jobs})
+        parts = {s: sum(1 for j in jobs if j.student == s) for s in students}
+        answers: dict[str, dict[bool, dict[str, Any]]] = {s: {} for s in students}
+        futures = {runner.submit(job): job for job in jobs}
+        with _progress(self.console) as progress:
+            task = progress.add_task("grading", total=len(students))
+            for future in runner.completed(list(futures)):
+                job = futures[future]
+                try:
+                    answer = future.result()
+                except Exception as exc:  # noqa: BLE001 - a Dask worker lost, a task that could not run
+                    answer = {"error": f"{type(exc).__name__}: {exc}"}
+                answers[job.student][job.gpu] = answer
+                if len(answers[job.student]) == parts[job.student]:
+                    self._take(book, job, answers.pop(job.student))
+                    progress.advance(task)
+                    if not self.console.is_terminal:  # a log (CI): one line per submission
+                        done = int(progress.tasks[0].completed)
+                        self.console.print(f"[{done}/{len(students)}] {job.student} "
+                                           f"({answer.get('wall_s', 0):.1f} s)", highlight=False)
+
+    def _take(self, book: Gradebook, job: Job, answers: dict[bool, dict[str, Any]]) -> None:
+        student = job.student
+        errors = [a["error"] for a in answers.values() if "error" in a]
+        if errors:
+            return self._failed(book, student, errors[0])
+        answer = answers[False]
+        results = answer["results"]
+        if results.get("suite_hash") != self.suite:
+            return self._failed(book, student, (
+                f"graded with another version of the tests (suite {results.get('suite_hash')}, "
+                f"this course's is {self.suite}): update the course on {answer.get('worker')}"))
+        if True in answers:  # the cuda part, from a GPU worker
+            try:
+                results, _ = fold(results, answers[True]["results"])
+            except results_module.ResultsError as exc:
+                return self._failed(book, student, f"its cuda tests could not be folded in: {exc}")
+        results["environment"]["grading"] = {  # where it ran, for the instructor's record
+            "worker": answer.get("worker"),
+            **({"cuda_worker": answers[True].get("worker")} if True in answers else {})}
+        if job.earlier is not None:  # --only: the exercises not graded now stay as they were
+            results = replace_exercises(job.earlier, results)
+        write_student(self.out, self.course, student, results)
+        book.record(student, job.content_hash, results, wall_s=answer["wall_s"],
+                    tests_s=answer.get("tests_s", 0.0), worker=answer.get("worker", "?"))
+        self.tally.graded.append(student)
+
+    def _failed(self, book: Gradebook, student: str, reason: str) -> None:
+        book.record_problem(student, f"grading failed: {reason}")
+        self.tally.failed[student] = reason
+        self.console.print(f"[red]{student}[/]: grading failed: {reason.splitlines()[0]}",
+                           highlight=False)
+
+
+def write_student(out: Path, course: Path, student: str, results: dict[str, Any]) -> Path:
+    """``DIR/students/<ID>/results.json`` and ``index.html``, each written atomically."""
+    folder = out / STUDENTS / student
+    results_module.write(results, folder / "results.json")
+    return report_module.write_report(results, folder, course)
+
+
+def publish(book: Gradebook, out: Path, course: Path, gradescope: bool) -> dict[str, Path]:
+    """The class report and the exports, from the gradebook's current results."""
+    from grader.reports import classreport, exports
+
+    current = book.current()
+    problems = book.problems()
+    written = {"class report": classreport.write_class_report(current, problems, out, course),
+               "grades": exports.write_grades_csv(current, out / GRADES_CSV)}
+    if gradescope:
+        paths = exports.write_gradescope_class(current, out)
+        if paths:
+            written["gradescope"] = paths[0].parent
+    return written
+
+
+class _Rate(ProgressColumn):
+    """Submissions per minute so far."""
+
+    def render(self, task: Task) -> Text:
+        elapsed = task.elapsed or 0.0
+        if not elapsed or not task.completed:
+            return Text("-/min")
+        return Text(f"{task.completed / elapsed * 60:.1f}/min")
+
+
+@contextmanager
+def _progress(console: Console) -> Iterator[Progress]:
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _Rate(),
+                  TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                  console=console, disable=not console.is_terminal) as progress:
+        yield progress
+
+
+# ------------------------------------------------------------------ commands
+
+def cmd_grade_all(args: argparse.Namespace) -> int:
+    course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
+    folder = Path(args.submissions)
+    if not folder.is_dir():
+        raise UsageError(f"SUBMISSIONS {folder} is not a folder: give a folder with one "
+                             "entry (folder or .zip) per student")
+    out = Path(args.out).resolve()
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    check_templates(course)  # a missing template is reported now, not after grading
+    pytest_args = grading_args(course, args.only, 0, args.profile,
+                               options.pytest_args(args, args.isolation))
+    if args.marker:
+        pytest_args += ["-m", args.marker]
+    console = Console(stderr=True, soft_wrap=True)
+    grading = ClassGrading(course, out, pytest_args, args.isolation, args.only, args.force, console)
+    entries = submissions.discover(folder.resolve(), exercise_tests(course))
+    gradeproc.remove_stale()
+    started = time.perf_counter()
+    runner: LocalRunner | DaskRunner = (DaskRunner(args.scheduler) if args.scheduler
+                                        else LocalRunner(args.workers or os.cpu_count() or 1))
+    try:
+        with _open_gradebook(out) as book:
+            jobs = grading.plan(book, entries, gpu=runner.has_gpu_workers())
+            try:
+                grading.run(book, runner, jobs)
+            except KeyboardInterrupt:
+                console.print(f"interrupted: {len(grading.tally.graded)} graded and recorded; "
+                              "run the same command again to grade the rest")
+                return 130
+            written = publish(book, out, course, "gradescope" in (args.format or []))
+            current = book.current()
+    finally:
+        runner.close()
+    _summary(grading.tally, current, written, out, time.perf_counter() - started)
+    return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
+
+
+@contextmanager
+def _open_gradebook(out: Path) -> Iterator[Gradebook]:
+    try:
+        book = Gradebook.open(out / GRADEBOOK)
+    except GradebookError as exc:
+        raise UsageError(str(exc)) from None
+    with book:
+        yield book
+
+
+def _summary(tally: Tally, current: dict[str, dict[str, Any]], written: dict[str, Path],
+             out: Path, seconds: float) -> None:
+    graded = len(tally.graded)
+    rate = f", {graded / seconds * 60:.1f} per minute" if graded and seconds else ""
+    print(f"graded {graded} submission(s) in {seconds:.1f} s{rate}; skipped {len(tally.skipped)} "
+          f"already graded (--force grades them again); {len(tally.problems)} not a submission; "
+          f"{len(tally.failed)} could not be graded")
+    for student, reason in sorted({**tally.problems, **tally.failed}.items()):
+        print(f"  {student}: {reason.splitlines()[0]}")
+    if current:
+        totals = sorted(r["score"] for r in current.values())
+        top = next(iter(current.values()))["max_score"]
+        median = totals[len(totals) // 2]
+        print(f"class: {len(current)} student(s), median {round(median, 2):g} of {top:g}")
+    print(f"gradebook: {out / GRADEBOOK}")
+    for what, path in written.items():
+        print(f"{what}: {path}")
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Fold results from another runner (a CUDA runner's) into the gradebook."""
+    course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
+    out = Path(args.out).resolve()
+    if not (out / GRADEBOOK).is_file():
+        raise UsageError(f"no gradebook at {out / GRADEBOOK}: run grade-all first")
+    if args.student and len(args.results) != 1:
+        raise UsageError("--student names the student of one RESULTS_JSON; give one file")
+    with _open_gradebook(out) as book:
+        known = set(book.students())
+        for path in map(Path, args.results):
+            try:
+                incoming = results_module.read(path)
+            except (OSError, ValueError) as exc:
+                print(f"{path}: skipped: cannot read it ({exc})")
+                continue
+            student = args.student or Path(str(incoming.get("submission") or "")).name
+            if student not in known:
+                print(f"{path}: skipped: no student {student!r} in the gradebook "
+                      "(give --student ID)")
+                continue
+            try:
+                merged = book.merge(student, incoming)
+            except GradebookError as exc:
+                print(f"{path}: skipped: {exc}")
+                continue
+            print(f"{student}: {merged.replaced} test(s) now have a real outcome, "
+                  f"{len(merged.conflicts)} conflict(s) kept as they were, "
+                  f"{len(merged.unknown)} unknown test(s)")
+            if merged.replaced and merged.submission is not None:
+                write_student(out, course, student, book.results_of(merged.submission))
+        written = publish(book, out, course, "gradescope" in (args.format or []))
+    for what, where in written.items():
+        print(f"{what}: {where}")
+    return EXIT_OK

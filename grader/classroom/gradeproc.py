@@ -1,0 +1,284 @@
+"""A grading process: a long-lived interpreter that grades one submission after another.
+
+``grade-all`` needs hundreds of gradings. Starting a grader for each would pay
+torch's import, pytest's start and the sandbox zygote's start (~5 s together,
+more than a stub's whole grading) every time. A grading process pays them once:
+it reads a job (one JSON line on stdin: the student, the submission's files
+packed by ``grader.classroom.submissions.pack``, the pytest arguments), grades it with the
+same ``grader.run_grading`` as ``torchdrill grade``, and answers one JSON
+line with the results on its protocol channel.
+
+Student code never runs in this process except under ``--isolation none``, where
+the client restarts the process after every job, so nothing one submission did
+to the interpreter can reach the next. Between jobs the course's test modules are
+dropped from ``sys.modules``, so every submission is graded by freshly imported
+tests.
+
+``grade_job`` is the one entry point for both schedulers: the local pool calls it
+in its threads, and a Dask worker calls it as a task. Each calling thread keeps
+its own grading process (``_local``).
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from grader.sandbox import launch
+
+STDERR_TAIL = 4000  # characters of a dead grading process's stderr kept for the message
+
+
+class GradingCrashed(RuntimeError):
+    """The grading process died or answered nonsense during a job (not the student's fault
+    as far as the grader can tell: a sandboxed submission cannot kill it)."""
+
+
+# ------------------------------------------------------------------ the client side
+
+class GradingProcess:
+    """A grading process as seen by its caller: ``grade(job)`` returns the answer."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._stderr: deque[str] = deque(maxlen=200)
+        self.jobs = 0
+
+    def _start(self) -> None:
+        # -I and this grader package: not whatever the current folder or site-packages hold.
+        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        self.proc = subprocess.Popen(
+            launch.command("classroom.gradeproc"), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+        self._stderr.clear()
+        threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
+
+    def _drain(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            self._stderr.append(line.decode(errors="replace"))
+
+    def grade(self, job: dict[str, Any], fresh: bool = False) -> dict[str, Any]:
+        """Grade ``job`` (see ``serve``); ``fresh``: in a new process, closed after."""
+        if fresh or self.proc is None or self.proc.poll() is not None:
+            self.close()
+            self._start()
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(json.dumps(job).encode() + b"\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            line = b""
+        if not line:
+            self.proc.wait()
+            code = self.proc.returncode
+            _remove_work(self.proc.pid)  # it had no chance to
+            self.proc = None
+            tail = "".join(self._stderr)[-STDERR_TAIL:]
+            raise GradingCrashed(f"the grading process died (exit {_exit_text(code)}) while "
+                                 f"grading {job.get('student')}; its last output:\n{tail}")
+        self.jobs += 1
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            self.close()
+            raise GradingCrashed(f"the grading process answered nonsense: {line[:200]!r}") from None
+        if fresh:
+            self.close()
+        return answer
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.stdin:
+                self.proc.stdin.close()  # it exits at the end of its input
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return str(code)
+
+
+_local = threading.local()
+_all: list[GradingProcess] = []
+_all_lock = threading.Lock()
+_closing = threading.Event()  # set by close_all: no grading process starts after it
+
+
+def grade_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Grade one job in this thread's grading process (started on first use).
+
+    The answer is ``{"results": ..., "wall_s": ..., "tests_s": ..., "worker": ...}``
+    or ``{"error": ...}`` when grading failed; a grading process that dies is
+    replaced and the job tried once more, then reported as an error.
+    """
+    if _closing.is_set():
+        return {"error": "grading was stopped before this submission's turn"}
+    process = getattr(_local, "process", None)
+    if process is None:
+        process = _local.process = GradingProcess()
+        with _all_lock:
+            _all.append(process)
+    fresh = job.get("isolation") == "none"  # student code ran in it: never reuse it
+    started = time.perf_counter()
+    try:
+        try:
+            answer = process.grade(job, fresh=fresh)
+        except GradingCrashed:
+            if _closing.is_set():
+                raise
+            answer = process.grade(job, fresh=fresh)  # a new process, once
+    except GradingCrashed as exc:
+        answer = {"error": str(exc)}
+    answer["wall_s"] = round(time.perf_counter() - started, 4)  # as the caller saw it
+    answer["worker"] = f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"
+    return answer
+
+
+def accept_jobs() -> None:
+    """Let ``grade_job`` start grading processes again (after a ``close_all``)."""
+    _closing.clear()
+
+
+def close_all() -> None:
+    """Stop every grading process this process started, letting each finish its job
+    and clean up. Call it before the threads that started them end: a grading process
+    dies with the thread that started it (``_die_with_parent``)."""
+    _closing.set()
+    with _all_lock:
+        while _all:
+            _all.pop().close()
+
+
+WORK_PREFIX = "torchdrill-grading-"
+
+
+def remove_stale() -> None:
+    """Remove the work folders of grading processes that are gone (a killed run
+    leaves them: ``kill -9`` lets nothing clean up). A folder is named after its
+    process id, and only a dead process's folder is removed."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
+        pid = folder.name.removeprefix(WORK_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remove_work(pid: int) -> None:
+    for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}{pid}-*"):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ the process
+
+class _TestTime:
+    """A pytest plugin summing the time spent in test bodies (setup, call, teardown)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def pytest_runtest_logreport(self, report) -> None:
+        self.seconds += report.duration
+
+
+def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
+    """Grade one job: unpack its files into ``work/<student>``, run pytest, answer.
+
+    Paths under the unpacked folder are shown as ``<student>/...`` in the results,
+    so messages and tracebacks are the same on every machine and every run.
+    """
+    from grader.classroom import submissions
+    from grader.grading.run import GraderFailed, run_grading
+
+    course = Path(job["course"])
+    student = job["student"]
+    folder = work / student
+    shutil.rmtree(folder, ignore_errors=True)
+    submissions.unpack(base64.b64decode(job["files"]), folder)
+    timer = _TestTime()
+    results_path = work / f".{student}.results.json"
+    try:
+        results = run_grading(course, folder, results_path, job["args"], plugins=[timer])
+    except GraderFailed as exc:
+        return {"error": str(exc)}
+    finally:
+        _forget_modules(course / "tests", folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        results_path.unlink(missing_ok=True)
+    text = json.dumps(results).replace(json.dumps(str(folder))[1:-1], student)
+    results = json.loads(text)
+    results["submission"] = student
+    return {"results": results, "tests_s": round(timer.seconds, 4)}
+
+
+def _forget_modules(*folders: Path) -> None:
+    """Drop modules loaded from ``folders`` (the course's tests, the submission), so
+    the next job imports its tests afresh and sees nothing this one left."""
+    roots = [str(f.resolve()) + os.sep for f in folders]
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        if any(path.startswith(root) for root in roots):
+            del sys.modules[name]
+
+
+def _die_with_parent() -> None:
+    """Exit when the process that started us goes (a killed ``grade-all`` leaves no
+    grading process behind to compete with its rerun)."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def main() -> None:
+    _die_with_parent()
+    # The protocol gets its own copy of stdout; fd 1 then goes to stderr, so nothing
+    # printed while grading (pytest, torch warnings, in-process student code) can
+    # be mistaken for an answer.
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    from grader.grading.run import freeze_heavy_imports
+
+    freeze_heavy_imports()
+    work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
+    os.chmod(work, 0o755)  # the sandbox's folders inside must stay reachable for uid 65534
+    tempfile.tempdir = str(work)  # the sandbox's zygote and copies live here too
+    try:
+        for line in sys.stdin:
+            job = json.loads(line)
+            try:
+                answer = serve(job, work)
+            except Exception as exc:  # noqa: BLE001 - a bad job must not end the process
+                answer = {"error": f"{type(exc).__name__}: {exc}"}
+            channel.write(json.dumps(answer) + "\n")
+            channel.flush()
+    finally:
+        remote = sys.modules.get("grader.sandbox.remote")
+        if remote is not None:
+            remote.close_zygotes()  # their folders are inside ``work``
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

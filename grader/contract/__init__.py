@@ -1,0 +1,7 @@
+"""The grading contract, on the side that calls student code: loading a submission's
+module (``loader``), the ``impl`` object tests call it through, with outcomes and call
+records (``impl``, ``describe``), the forbidden-API guard (``forbid``), the assertions
+tests make (``expect``) and the rank harness of the distributed drills (``harness``).
+It runs in the grader (in-process grading) and inside sandbox workers alike. May
+import ``grader.core`` only.
+"""

@@ -1,0 +1,145 @@
+"""Assertions for property tests: exact types, dtypes, shapes, then values.
+
+``assert_same`` is the one comparison every test uses. It refuses a tensor
+subclass or a look-alike object before looking at values (``torch.equal`` would
+accept a float one-hot for a long one), compares values as
+``torch.testing.assert_close`` does (dtype-aware default tolerances), and on mismatch
+raises ``Mismatch`` carrying got/expected descriptions and a diff summary for the
+report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+
+from grader.contract.describe import describe
+from grader.core.outcomes import StudentError
+
+
+class Mismatch(AssertionError):
+    """A wrong answer, with the data a report needs to explain it."""
+
+    def __init__(self, message: str, *, got: Any = None, expected: Any = None,
+                 diff: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.details = {
+            "got": describe(got),
+            "expected": describe(expected),
+            "diff": diff or {},
+        }
+
+
+def assert_same(got: Any, expected: Any, *, what: str = "result",
+                rtol: float | None = None, atol: float | None = None,
+                equal_nan: bool = False) -> None:
+    """Assert ``got`` equals ``expected``: same Python type, tensors exactly
+    ``torch.Tensor`` with equal dtype, shape, device and values (within the
+    dtype's default tolerance unless ``rtol``/``atol`` are given)."""
+    _compare(got, expected, what, rtol, atol, equal_nan)
+
+
+def _compare(got, expected, what, rtol, atol, equal_nan) -> None:
+    if isinstance(expected, torch.Tensor):
+        _compare_tensor(got, expected, what, rtol, atol, equal_nan)
+        return
+    if type(got) is not type(expected):
+        raise Mismatch(
+            f"{what}: expected a {type(expected).__name__}, got a {type(got).__name__}",
+            got=got, expected=expected, diff={"kind": "type"})
+    if isinstance(expected, (tuple, list)):
+        if len(got) != len(expected):
+            raise Mismatch(f"{what}: expected {len(expected)} items, got {len(got)}",
+                           got=got, expected=expected, diff={"kind": "length"})
+        for i, (g, e) in enumerate(zip(got, expected)):
+            _compare(g, e, f"{what}[{i}]", rtol, atol, equal_nan)
+        return
+    if isinstance(expected, float):
+        t_got, t_exp = torch.tensor(got, dtype=torch.float64), torch.tensor(expected, dtype=torch.float64)
+        _compare_tensor(t_got, t_exp, what, rtol, atol, equal_nan, shown=(got, expected))
+        return
+    if got != expected:
+        raise Mismatch(f"{what}: expected {expected!r}, got {got!r}",
+                       got=got, expected=expected, diff={"kind": "value"})
+
+
+def _compare_tensor(got, expected, what, rtol, atol, equal_nan, shown=None) -> None:
+    shown_got, shown_exp = shown if shown else (got, expected)
+    if type(got) is not torch.Tensor:
+        raise Mismatch(f"{what}: expected a torch.Tensor, got {type(got).__name__}",
+                       got=got, expected=expected, diff={"kind": "type"})
+    if got.dtype != expected.dtype:
+        raise Mismatch(f"{what}: dtype differs: got {got.dtype}, expected {expected.dtype}",
+                       got=got, expected=expected, diff={"kind": "dtype"})
+    if got.shape != expected.shape:
+        raise Mismatch(
+            f"{what}: shape differs: got {tuple(got.shape)}, expected {tuple(expected.shape)}",
+            got=got, expected=expected, diff={"kind": "shape"})
+    if got.device.type != expected.device.type:
+        raise Mismatch(f"{what}: device differs: got {got.device}, expected {expected.device}",
+                       got=got, expected=expected, diff={"kind": "device"})
+    # Not torch.testing.assert_close: its first call imports torch.distributed.tensor
+    # (0.7 s, a quarter of a quick ``torchdrill check``) only to rule out DTensors.
+    # The test is the same: its default tolerance table and torch.isclose.
+    if not bool(_close(got, expected, rtol, atol, equal_nan).all()):
+        diff = value_diff(got, expected, rtol, atol, equal_nan)
+        verdict = "close" if expected.is_floating_point() or expected.is_complex() else "equal"
+        raise Mismatch(f"{what}: Tensor-likes are not {verdict}! {diff['summary']}",
+                       got=shown_got, expected=shown_exp, diff=diff)
+
+
+def _close(got: torch.Tensor, expected: torch.Tensor, rtol=None, atol=None,
+           equal_nan: bool = False) -> torch.Tensor:
+    """Elementwise closeness as ``torch.testing.assert_close`` decides it: exact for
+    integer and bool dtypes, dtype-aware default tolerances for floating ones."""
+    g, e = got.detach().cpu(), expected.detach().cpu()
+    if not (g.is_floating_point() or g.is_complex()):
+        return g == e
+    default_rtol, default_atol = torch.testing._comparison.default_tolerances(g, e)
+    return torch.isclose(g, e, rtol=default_rtol if rtol is None else rtol,
+                         atol=default_atol if atol is None else atol, equal_nan=equal_nan)
+
+
+def value_diff(got: torch.Tensor, expected: torch.Tensor, rtol=None, atol=None,
+               equal_nan: bool = False, max_indices: int = 5) -> dict[str, Any]:
+    """Where two same-shape tensors differ: count, max errors, first indices."""
+    g, e = got.detach().cpu(), expected.detach().cpu()
+    close = _close(g, e, rtol, atol, equal_nan)
+    g64, e64 = g.double(), e.double()
+    bad = (~close).nonzero().tolist()
+    abs_err = (g64 - e64).abs()
+    finite = torch.isfinite(abs_err)
+    max_abs = abs_err[finite].max().item() if finite.any() else float("nan")
+    rel = abs_err / e64.abs().clamp_min(1e-300)
+    max_rel = rel[finite].max().item() if finite.any() else float("nan")
+    n = len(bad)
+    summary = f"({n} of {g.numel()} elements differ; first at index {tuple(bad[0]) if bad else ()})"
+    return {
+        "kind": "values",
+        "mismatched": n,
+        "total": g.numel(),
+        "max_abs_error": max_abs if max_abs == max_abs else None,
+        "max_rel_error": max_rel if max_rel == max_rel else None,
+        "first_indices": [list(i) for i in bad[:max_indices]],
+        "summary": summary,
+    }
+
+
+@contextmanager
+def expect_raises(exc_type: type[BaseException], *, when: str) -> Iterator[None]:
+    """The student's call inside must raise ``exc_type`` (``when`` says why).
+
+    ``with expect_raises(ValueError, when="a label is negative"): impl.one_hot(x)``
+    """
+    try:
+        yield
+    except StudentError as err:
+        if isinstance(err.original, exc_type):
+            return
+        raise AssertionError(
+            f"expected {exc_type.__name__} when {when}, but {err.function} raised "
+            f"{type(err.original).__name__}: {err.original}") from None
+    raise AssertionError(f"expected {exc_type.__name__} when {when}, but the call returned normally")

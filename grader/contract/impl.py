@@ -1,0 +1,158 @@
+"""The object behind the ``impl`` fixture: a submission's functions, guarded.
+
+``impl.one_hot(labels)`` calls the student's ``one_hot`` and
+
+- turns ``NotImplementedError`` into ``NotAttempted`` and any other exception
+  (``SystemExit`` and pytest's skip included) into ``StudentError``;
+- refuses the drill's forbidden APIs during the call (``grader.contract.forbid``);
+- records each call's arguments and result in the example hypothesis reports
+  (its final replay of the minimal failing input), for the counterexample.
+
+Tests reach student code only through this object and only with plain data, so
+a sandboxed backend can later stand in for this in-process one unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from grader.contract import harness
+from grader.contract.call import guarded_call
+from grader.contract.describe import describe
+from grader.contract.forbid import Forbidden
+from grader.contract.loader import exercise_path, load_exercise
+from grader.core.outcomes import StudentError, SubmissionError
+
+MAX_RECORDED_CALLS = 12
+
+
+def _in_final_example() -> bool:
+    """True outside hypothesis, or in the final replay of the failing example."""
+    from hypothesis import currently_in_test_context
+    from hypothesis.control import current_build_context
+
+    if not currently_in_test_context():
+        return True
+    return bool(current_build_context().is_final)
+
+
+class Implementation:
+    """A submission's exercise module, seen through the grading contract."""
+
+    def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden):
+        self.root = root
+        self.exercise_id = exercise_id
+        self.path = exercise_path(root, exercise_id)
+        self.forbidden = forbidden
+        self.calls: list[dict[str, Any]] = []
+        self._module: ModuleType | None = None
+
+    def __repr__(self) -> str:  # shown in hypothesis' failing case: keep it stable
+        return f"impl({self.exercise_id})"
+
+    @property
+    def module(self) -> ModuleType:
+        if self._module is None:
+            self._module = load_exercise(self.root, self.exercise_id)
+        return self._module
+
+    def function(self, name: str) -> Callable[..., Any]:
+        fn = getattr(self.module, name, None)
+        if not callable(fn):
+            raise SubmissionError(f"{self.path} defines no function {name}()")
+        return fn
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.call(name, *args, **kwargs)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the student's ``name(*args, **kwargs)`` under the contract."""
+        record = self._record(name, args, kwargs) if _in_final_example() else None
+        return self._guarded_call(name, args, kwargs, record)
+
+    def _guarded_call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any],
+                      record: dict[str, Any] | None) -> Any:
+        try:
+            result = self.invoke(name, args, kwargs)
+        except StudentError as exc:
+            if record is not None:
+                record["raised"] = f"{type(exc.original).__name__}: {exc.original}"
+            raise
+        if record is not None:
+            record["result"] = describe(result)
+        return result
+
+    def invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """Run the student's function here, in this process (``SandboxedImplementation``
+        sends the same request to a worker, which runs this method there)."""
+        return guarded_call(self.function(name), f"{name}()", self.path, self.forbidden,
+                            args, kwargs)
+
+    def _record(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        if len(self.calls) >= MAX_RECORDED_CALLS:
+            return None
+        record = {"function": name, "args": [describe(a) for a in args],
+                  "kwargs": {k: describe(v) for k, v in kwargs.items()}}
+        self.calls.append(record)
+        return record
+
+    # Distributed drills: the rank harness is grader code that runs beside the
+    # student's function; only per-rank inputs and outputs cross the contract.
+
+    def run_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
+                  collective: str = "all_reduce") -> harness.RankRun:
+        """Run ``name(*rank_args[r], <collective>=fake)`` for every rank r at once,
+        as threads sharing a counting in-memory ``all_reduce``."""
+        # hypothesis' build context is thread-local: ask here, not in the rank threads
+        # (there it always looks like "outside hypothesis" and every example was recorded),
+        # and record in rank order here, so the counterexample does not depend on
+        # which thread started first.
+        records: list[dict[str, Any] | None] = [None] * len(rank_args)
+        if _in_final_example():
+            for rank, args in enumerate(rank_args):
+                records[rank] = self._record(name, args, {collective: "in-memory SUM (grader)"})
+                if records[rank] is not None:
+                    records[rank]["rank"] = rank
+
+        return self.threaded_ranks(name, rank_args, collective, records)
+
+    def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
+                        records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
+        def call_on_rank(*args: Any, **kwargs: Any) -> Any:
+            return self._guarded_call(name, args, kwargs, records[kwargs[collective].rank])
+
+        return harness.threaded_ranks(call_on_rank, rank_args, collective)
+
+    def run_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]]) -> harness.P2PRun:
+        """Run ``name(*rank_args[r], send=, recv=, rank=r, world_size=)`` for every rank r
+        at once, as threads with blocking in-memory send/recv (gloo's semantics) that log
+        every message and turn a deadlock into an error."""
+        records: list[dict[str, Any] | None] = [None] * len(rank_args)
+        if _in_final_example():  # in the grader's thread, in rank order (see run_ranks)
+            for rank, args in enumerate(rank_args):
+                records[rank] = self._record(name, args, {
+                    "send": "blocking in-memory send (grader)",
+                    "recv": "blocking in-memory recv (grader)",
+                    "rank": rank, "world_size": len(rank_args)})
+
+        return self.threaded_p2p_ranks(name, rank_args, records)
+
+    def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
+                            records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
+        def call_on_rank(*args: Any, **kwargs: Any) -> Any:
+            return self._guarded_call(name, args, kwargs, records[kwargs["rank"]])
+
+        return harness.threaded_p2p_ranks(call_on_rank, rank_args)
+
+    def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]],
+                 p2p: bool = False) -> list[Any]:
+        """Run ``name(*rank_args[r])`` in real gloo processes, one per rank (with ``p2p``,
+        plus ``send=dist.send, recv=dist.recv, rank=r, world_size=`` as keywords)."""
+        _ = self.module  # import errors surface here, in the grader, not in a rank
+        return harness.gloo_ranks(self.path, self.exercise_id, name, rank_args,
+                                  self.forbidden.hints, p2p=p2p)

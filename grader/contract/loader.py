@@ -1,0 +1,66 @@
+"""Load one exercise file of a submission as a module, by path.
+
+Each submission gets its own module namespace (``torchdrill_submission_<n>``), so
+a student's ``one_hot.py`` never collides with the reference's or another
+student's, and nothing is added to ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from grader.core.outcomes import NotAttempted, SubmissionError
+
+_counter = itertools.count()
+
+
+def exercise_path(root: Path, exercise_id: str) -> Path:
+    """``root/tensors/one_hot.py`` for exercise ``tensors/one_hot``."""
+    return root / f"{exercise_id}.py"
+
+
+def load_exercise(root: Path, exercise_id: str, namespace: str | None = None) -> ModuleType:
+    """Import ``root/<exercise_id>.py`` freshly, under a private module name.
+
+    ``namespace`` names the package it is loaded into (it shows in reprs, so the
+    reference gets a fixed one); by default every load gets a new one.
+
+    Raises ``NotAttempted`` if the file does not exist and ``SubmissionError``
+    (naming file, line and cause) if importing it fails in any way.
+    """
+    path = exercise_path(root, exercise_id)
+    if not path.is_file():
+        raise NotAttempted(f"{path} does not exist")
+    namespace = namespace or f"torchdrill_submission_{next(_counter)}"
+    name = f"{namespace}.{exercise_id.replace('/', '.')}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look modules up here
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[name]
+        raise SubmissionError(f"{path}, line {exc.lineno}: SyntaxError: {exc.msg}") from None
+    except BaseException as exc:  # noqa: BLE001 - any failure at import is the submission's
+        del sys.modules[name]
+        raise SubmissionError(
+            f"{path}: importing it raised {type(exc).__name__}: {exc}\n"
+            + student_traceback(exc, path)
+        ) from None
+    return module
+
+
+def student_traceback(exc: BaseException, path: Path | str) -> str:
+    """The traceback of ``exc`` trimmed to the frames in the student's own file."""
+    path = str(path)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+    if not frames:
+        return ""
+    lines = traceback.format_list(frames)
+    return "Traceback (student code only):\n" + "".join(lines).rstrip()

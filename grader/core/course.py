@@ -1,0 +1,274 @@
+"""The course: drills in order, grouped by topic, with their hints.
+
+``course.toml`` at the course root is the one place that orders and groups the
+drills; ``torchdrill list``, ``check``, ``watch``, ``hint``, the score table and
+the report all read it from here. The drills themselves are still the test files
+(``exercise_tests``): a drill with tests but missing from
+``course.toml`` is appended at the end rather than hidden, and
+``grader/tests/test_course.py`` asserts that the two name the same drills.
+
+A course folder without ``course.toml`` (the engine's own test courses) still
+works: its drills come from the test files, in id order, without hints.
+
+This module is also the one place that knows the course's layout: where a course
+is (``find_course``), which drills its tests define (``exercise_tests``), a
+drill's id from its test file (``exercise_id``) and the folder a submission's
+exercises are in (``resolve_submission``).
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from grader.core.errors import UsageError
+
+COURSE_FILE = "course.toml"
+TESTS_DIR = "tests"
+
+
+class CourseError(Exception):
+    """``course.toml`` is unreadable or names a drill that does not exist; one sentence."""
+
+
+@dataclass(frozen=True)
+class Drill:
+    id: str                  # "tensors/one_hot"
+    topic: str               # "tensors"
+    hints: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The short name a learner types: ``one_hot``."""
+        return PurePosixPath(self.id).name
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    title: str
+    drills: tuple[Drill, ...]
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    title: str
+    topics: tuple[Topic, ...]
+
+    @property
+    def drills(self) -> tuple[Drill, ...]:
+        return tuple(d for t in self.topics for d in t.drills)
+
+    @property
+    def ids(self) -> list[str]:
+        return [d.id for d in self.drills]
+
+    def drill(self, drill_id: str) -> Drill:
+        for d in self.drills:
+            if d.id == drill_id:
+                return d
+        raise CourseError(f"unknown drill {drill_id}; known: {', '.join(self.ids)}")
+
+    def resolve(self, name: str) -> str:
+        """A drill id from what a learner typed: ``tensors/one_hot``, ``one_hot``, or
+        a file of the drill (``exercises/tensors/one_hot.py``, its test file)."""
+        given = name.strip()
+        if given in self.ids:
+            return given
+        by_name = [d.id for d in self.drills if d.name == given]
+        if len(by_name) == 1:
+            return by_name[0]
+        if len(by_name) > 1:
+            raise CourseError(f"drill name {given} is ambiguous: say which of {', '.join(by_name)}")
+        by_path = [i for i in self.ids if _is_file_of(given, i)]
+        if len(by_path) == 1:
+            return by_path[0]
+        if len(by_path) > 1:
+            raise CourseError(f"{given} is ambiguous: say which of {', '.join(by_path)}")
+        raise CourseError(f"unknown drill {given}; known: {', '.join(self.ids)}")
+
+    def position(self, drill_id: str) -> int:
+        """Index in course order; drills not in the course sort last."""
+        ids = self.ids
+        return ids.index(drill_id) if drill_id in ids else len(ids)
+
+
+def _is_file_of(given: str, drill_id: str) -> bool:
+    """Whether path ``given`` is the exercise, reference or test file of ``drill_id``."""
+    path = PurePosixPath(Path(given).as_posix())
+    if path.suffix != ".py":
+        return False
+    drill = PurePosixPath(drill_id)
+    names = {f"{drill}.py", f"{drill.parent / ('test_' + drill.name)}.py"}
+    text = path.as_posix()
+    if len(path.parts) == 1:  # a bare file name: one_hot.py, test_one_hot.py
+        return path.stem.removeprefix("test_") == drill.name
+    return any(text == n or text.endswith("/" + n) for n in names)
+
+
+# ------------------------------------------------------------------ layout
+
+def find_course(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding ``tests/conftest.py``."""
+    for folder in (start, *start.parents):
+        if (folder / TESTS_DIR / "conftest.py").is_file():
+            return folder
+    raise UsageError(f"no torchdrill course at {start} or above: expected a tests/ folder "
+                     "with conftest.py (run inside the torchdrill checkout, or pass --course DIR)")
+
+
+def exercise_tests(course: Path) -> dict[str, Path]:
+    """Exercise id -> its test module, learned from the files (no list to keep)."""
+    return {exercise_id(path): path for path in sorted((course / TESTS_DIR).rglob("test_*.py"))}
+
+
+def exercise_id(test_path: Path) -> str:
+    """``.../tests/tensors/test_one_hot.py`` -> ``tensors/one_hot`` (the innermost
+    ``tests`` folder is the course's)."""
+    parts = test_path.parts
+    top = len(parts) - 1 - parts[::-1].index(TESTS_DIR)
+    return "/".join((*parts[top + 1:-1], test_path.stem.removeprefix("test_")))
+
+
+def course_root(test_path: Path) -> Path:
+    """The folder holding ``tests/`` (and ``exercises/``, ``reference/``) of a test file."""
+    parts = test_path.parts
+    return Path(*parts[:len(parts) - 1 - parts[::-1].index(TESTS_DIR)])
+
+
+def resolve_submission(course: Path, given: str) -> Path:
+    """The folder to grade; a student's handout folder is graded through its exercises/."""
+    for candidate in (Path(given), course / given):
+        if candidate.is_dir():
+            return submission_folder(candidate.resolve())
+    if Path(given).exists():
+        raise UsageError(f"submission {given} is not a folder: give a folder laid out like exercises/")
+    raise UsageError(f"submission folder {given} does not exist (looked in {Path.cwd()} and {course})")
+
+
+# ------------------------------------------------------------------ loading
+
+def load(root: Path) -> Course:
+    """The course at ``root``: ``course.toml`` in its order, then any drill that has
+    tests but is missing from it; without ``course.toml``, the test files' drills."""
+    tested = list(exercise_tests(root)) if (root / "tests").is_dir() else []
+    path = root / COURSE_FILE
+    if not path.is_file():
+        return _course_from_ids(root, tested)
+    course = _parse(root, path)
+    missing = [i for i in tested if i not in course.ids]
+    if not missing:
+        return course
+    extra = _course_from_ids(root, missing).topics
+    return Course(root, course.title, course.topics + extra)
+
+
+def listed_ids(root: Path) -> list[str]:
+    """The drills ``course.toml`` itself lists, in order (none when there is no file)."""
+    path = root / COURSE_FILE
+    return [d.id for d in _parse(root, path).drills] if path.is_file() else []
+
+
+def _course_from_ids(root: Path, ids: list[str]) -> Course:
+    topics: dict[str, list[Drill]] = {}
+    for drill_id in sorted(ids):
+        topic = drill_id.split("/")[0] if "/" in drill_id else ""
+        topics.setdefault(topic, []).append(Drill(drill_id, topic))
+    return Course(root, root.name, tuple(Topic(name, name, tuple(drills))
+                                         for name, drills in topics.items()))
+
+
+def _parse(root: Path, path: Path) -> Course:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise CourseError(f"cannot read {path}: {exc}") from None
+    topics = [_topic(path, i, t) for i, t in enumerate(_list(path, data, "topics"))]
+    ids = [d.id for t in topics for d in t.drills]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise CourseError(f"{path} lists drill {', '.join(duplicated)} more than once")
+    return Course(root, str(data.get("title") or root.name), tuple(topics))
+
+
+def _topic(path: Path, index: int, data: Any) -> Topic:
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        raise CourseError(f"{path}: topic {index + 1} needs a name")
+    name = data["name"]
+    drills = tuple(_drill(path, name, d) for d in _list(path, data, "drills", where=f"topic {name}"))
+    return Topic(name, str(data.get("title") or name), drills)
+
+
+def _drill(path: Path, topic: str, data: Any) -> Drill:
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+        raise CourseError(f"{path}: every drill of topic {topic} needs a name")
+    drill_id = f"{topic}/{data['name']}"
+    hints = data.get("hints", [])
+    if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
+        raise CourseError(f"{path}: the hints of drill {drill_id} must be a list of non-empty strings")
+    return Drill(drill_id, topic, tuple(" ".join(h.split()) for h in hints))
+
+
+def _list(path: Path, data: dict[str, Any], key: str, where: str = "the course") -> list[Any]:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise CourseError(f"{path}: '{key}' of {where} must be a list of tables ([[{key}]])")
+    return value
+
+
+# ------------------------------------------------------------------ drill facts
+
+def test_file(root: Path, drill_id: str) -> Path:
+    """``tests/<topic>/test_<name>.py`` of a drill."""
+    drill = PurePosixPath(drill_id)
+    return root / TESTS_DIR / drill.parent / f"test_{drill.name}.py"
+
+
+def drill_facts(root: Path, drill_id: str) -> dict[str, Any]:
+    """Points and title of a drill, read from its test module without importing it
+    (``pytestmark = pytest.mark.exercise(points=...)`` and the module docstring)."""
+    path = test_file(root, drill_id)
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return {"points": None, "title": ""}
+    doc = (ast.get_docstring(tree) or "").strip().splitlines()
+    return {"points": _marker_points(tree), "title": doc[0] if doc else ""}
+
+
+def _marker_points(tree: ast.Module) -> float | None:
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "exercise"):
+            values = [k.value for k in node.keywords if k.arg == "points"] + node.args[:1]
+            for value in values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
+                    return float(value.value)
+    return None
+
+
+# ------------------------------------------------------------------ submissions
+
+def submission_folder(folder: Path) -> Path:
+    """The exercises of a submission: a student's handout folder (a release, with
+    ``course.toml`` and ``exercises/``) is graded through its ``exercises/``."""
+    if (folder / COURSE_FILE).is_file() and (folder / "exercises").is_dir():
+        return folder / "exercises"
+    return folder
+
+
+def annotate(results: Any, root: Path, hints_used: dict[str, int]) -> None:
+    """Put the exercises of ``results`` in course order and record, on each, the
+    hints the learner revealed (``grader.core.hints.revealed`` of the submission)."""
+    try:
+        course = load(root)
+    except CourseError:
+        course = None  # a broken course.toml must not stop a grade: keep id order
+    if course is not None:
+        results["exercises"].sort(key=lambda ex: (course.position(ex["id"]), ex["id"]))
+    for ex in results["exercises"]:
+        ex["hints_used"] = hints_used.get(ex["id"], 0)

@@ -1,0 +1,54 @@
+"""Test outcomes and the exceptions that carry them out of a test.
+
+A test's outcome is decided by what it raised, not by string matching:
+
+- ``NotAttempted`` (the student's code raised ``NotImplementedError``, or the file
+  is missing) is a ``BaseException`` so that hypothesis stops at the first example
+  instead of shrinking a stub, and a student's ``except Exception`` cannot hide it.
+- ``StudentError`` wraps anything the student's code raised; hypothesis shrinks it
+  like a failure, so the report shows the smallest input that crashes.
+- ``SubmissionError``: the file could not be imported (syntax error, import error).
+- ``TimedOut``: the grader's per-test clock ran out.
+- ``BrokenContract``: a sandboxed worker answered outside the grading contract (an
+  oversize or malformed answer). A ``BaseException``, like ``NotAttempted``, so the
+  test ends at once, and never mistaken for an exception the student was asked to raise.
+- ``AssertionError`` (including ``grader.contract.expect.Mismatch``): a wrong answer.
+"""
+
+from __future__ import annotations
+
+PASSED = "passed"
+FAILED = "failed"
+ERROR = "error"
+NOT_ATTEMPTED = "not_attempted"
+TIMED_OUT = "timed_out"
+NOT_RUN = "not_run"
+
+TEST_OUTCOMES = (PASSED, FAILED, ERROR, NOT_ATTEMPTED, TIMED_OUT, NOT_RUN)
+EXERCISE_STATUSES = (PASSED, "partial", FAILED, ERROR, NOT_ATTEMPTED, NOT_RUN)
+
+
+class NotAttempted(BaseException):
+    """The drill (or the function a test needs) is still a stub or missing."""
+
+
+class TimedOut(BaseException):
+    """Raised by the grader's clock inside a test that ran past its limit."""
+
+
+class BrokenContract(BaseException):
+    """A worker's answer broke the data contract (too big, malformed): an error."""
+
+
+class SubmissionError(Exception):
+    """The submission's file for an exercise cannot be loaded."""
+
+
+class StudentError(Exception):
+    """The student's function raised; ``original`` is what it raised."""
+
+    def __init__(self, function: str, original: BaseException, traceback_text: str):
+        self.function = function
+        self.original = original
+        self.traceback_text = traceback_text
+        super().__init__(f"{function} raised {type(original).__name__}: {original}")

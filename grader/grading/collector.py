@@ -1,0 +1,115 @@
+"""Fold graded test reports into ``results.json``; runs on the controller only.
+
+Graded tests carry their exercise, points and weight (``META``) and their
+outcome (``OUTCOME``) as ``report.user_properties``, which travel with reports
+from xdist workers; the collector turns them into ``TestRecord``s, builds the
+results when the session ends and prints the score table.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.core import course, hints
+from grader.core import results as results_module
+from grader.core.course import course_root
+from grader.core.outcomes import PASSED
+from grader.core.results import Results
+from grader.grading import scan
+from grader.grading.run import SANDBOX_FAILED
+from grader.reports.table import render
+
+META = "torchdrill.meta"
+OUTCOME = "torchdrill.outcome"
+SANDBOX_BROKEN = "torchdrill.sandbox_broken"  # report property: why (grader.sandbox.zygote.SandboxBroken)
+
+
+def submission_root(config: pytest.Config, test_path: Path) -> Path:
+    """The folder graded: ``--submission``, else ``exercises/`` beside the tests."""
+    option = config.getoption("submission")
+    return (Path(option) if option else course_root(test_path) / "exercises").resolve()
+
+
+class ResultsCollector:
+    """Folds graded test reports into results; registered on the controller only."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.exercises: dict[str, results_module.ExerciseInfo] = {}
+        self.tests: dict[str, results_module.TestRecord] = {}
+        self.results: Results | None = None
+        self.tests_dir: Path | None = None
+        self.isolation: dict[str, Any] | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        if SANDBOX_BROKEN in props:  # no score at all, rather than a zero for every test
+            pytest.exit(str(props[SANDBOX_BROKEN]), returncode=SANDBOX_FAILED)
+        if META not in props or OUTCOME not in props:
+            return
+        meta, info = json.loads(props[META]), json.loads(props[OUTCOME])
+        if info.get("isolation") and self.isolation is None:
+            self.isolation = info["isolation"]
+        eid = meta["exercise"]
+        test_path = Path(self.config.rootpath, report.nodeid.split("::")[0])
+        if eid not in self.exercises:
+            self.exercises[eid] = results_module.ExerciseInfo(
+                eid, meta["points"], meta["title"],
+                static_flags=scan.flags_for(submission_root(self.config, test_path), eid,
+                                            meta.get("forbid")))
+        record = self.tests.get(report.nodeid)
+        if record is None:
+            record = self.tests[report.nodeid] = results_module.TestRecord(
+                exercise=eid, name=report.nodeid.split("::", 1)[-1], outcome=PASSED,
+                weight=meta["weight"], hidden=meta["hidden"], markers=meta["markers"])
+        record.duration_s += report.duration
+        if self.tests_dir is None:
+            self.tests_dir = course_root(test_path) / "tests"
+        for stream in ("stdout", "stderr"):
+            if info.get(stream):
+                setattr(record, stream, getattr(record, stream) + info[stream])
+        if record.outcome == PASSED and info["outcome"] != PASSED:
+            record.outcome = info["outcome"]
+            record.message = info.get("message", "")
+            record.counterexample = info.get("counterexample")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.tests:
+            return
+        option = self.config.getoption("submission")
+        submission = str(Path(option).resolve()) if option else "exercises (default)"
+        environment = {"torch": _torch_version(), "cuda_available": _cuda_available(),
+                       "workers": getattr(self.config.option, "numprocesses", None) or 0,
+                       "shrink": not self.config.getoption("no_shrink"),
+                       "isolation": self.isolation or {"mode": self.config.getoption("isolation")}}
+        suite = results_module.suite_hash(self.tests_dir) if self.tests_dir else None
+        self.results = results_module.build(submission, self.exercises,
+                                            list(self.tests.values()), environment, suite)
+        if self.tests_dir is not None:  # course order, and the hints the learner used
+            graded = Path(option).resolve() if option else self.tests_dir.parent / "exercises"
+            course.annotate(self.results, self.tests_dir.parent, hints.revealed(graded))
+        path = self.config.getoption("results")
+        if path:
+            results_module.write(self.results, Path(path))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.results is not None:
+            text = io.StringIO()
+            render(self.results, file=text)
+            terminalreporter.ensure_newline()
+            terminalreporter.write(text.getvalue())
+
+
+def _torch_version() -> str:
+    import torch
+    return str(torch.__version__)
+
+
+def _cuda_available() -> bool:
+    import torch
+    return bool(torch.cuda.is_available())

@@ -1,0 +1,81 @@
+"""``torchdrill grade`` and ``torchdrill report``: grade one submission, render its report.
+
+``grade`` exits 0 whenever grading itself worked, whatever the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from grader.core import results as results_module
+from grader.core.course import find_course, resolve_submission
+from grader.core.errors import EXIT_OK, UsageError
+from grader.core.results import Results
+from grader.grading import options
+from grader.grading.run import grade, isolation
+from grader.reports import exports, table
+from grader.reports import report as report_module
+from grader.sandbox import zygote
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
+    submission = resolve_submission(course, args.submission)
+    out = Path(args.out) if args.out else course / "reports"
+    check_templates(course)  # a missing template is reported now, not after grading
+    mode = isolation(args.isolation, course, submission)
+    if not args.workers:  # pytest runs here: its zygote imports torch while this process does
+        zygote.start_early(mode, args.sandbox_off or ())
+    results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
+                    profile=args.profile, extra_args=options.pytest_args(args, mode))
+    table.render(results, verbose=args.verbose)
+    print(f"isolation: {table.isolation_summary(results)}")
+    print(f"results: {out / 'results.json'}")
+    _publish(results, out, course, args)
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Re-render the report (and exports) from a results.json, without grading."""
+    path = Path(args.results)
+    try:
+        results = results_module.read(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    out = Path(args.out) if args.out else path.parent
+    course = _report_course(args, path)
+    table.render(results, verbose=args.verbose)
+    _publish(results, out, course, args)
+    return EXIT_OK
+
+
+def _report_course(args: argparse.Namespace, results_path: Path) -> Path:
+    """--course, else the course around the current folder, else around the results."""
+    if args.course:
+        return Path(args.course).resolve()
+    try:
+        return find_course(Path.cwd())
+    except UsageError as not_here:
+        try:
+            return find_course(results_path.resolve().parent)
+        except UsageError:
+            raise not_here from None
+
+
+def check_templates(course: Path) -> Path:
+    """The course's report templates, or a ``UsageError`` saying what is missing."""
+    try:
+        return report_module.templates_dir(course)
+    except report_module.ReportError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _publish(results: Results, out: Path, course: Path, args: argparse.Namespace) -> None:
+    """Write index.html, and the exports asked for; print where each went."""
+    check_templates(course)
+    print(f"report: {report_module.write_report(results, out, course)}")
+    if "gradescope" in (args.format or []):
+        print(f"gradescope: {exports.write_gradescope(results, out)}")
+    if args.junit:
+        print(f"junit: {exports.write_junit(results, Path(args.junit))}")

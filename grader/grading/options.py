@@ -1,0 +1,129 @@
+"""The grading options, declared once for the pytest plugin and the command line.
+
+``torchdrill grade`` and ``grade-all`` parse them with argparse and hand them to
+pytest; the plugin declares the very same options to pytest. Each ``Option``
+below is the one definition of a flag: its type, default, choices and help.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
+ISOLATION_MODES = ("none", "process", "sandbox")
+DEFAULT_CALL_TIMEOUT_S = 10.0
+DEFAULT_TEST_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str
+    help: str
+    type: type | None = None
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    action: str | None = None
+    metavar: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    def keywords(self) -> dict[str, Any]:
+        """The keyword arguments both argparse and pytest's ``addoption`` take."""
+        kw: dict[str, Any] = {"help": self.help, "default": self.default}
+        for name in ("type", "choices", "action", "metavar"):
+            value = getattr(self, name)
+            if value is not None:
+                kw[name] = list(value) if name == "choices" else value
+        return kw | self.extra
+
+    def as_args(self, value: Any) -> list[str]:
+        """``value`` (as parsed) back as command-line arguments for pytest."""
+        if value is None or value is False or value == []:  # not given: the plugin's default
+            return []
+        if self.action == "store_true":
+            return [self.flag]
+        if self.action == "append":
+            return [f"{self.flag}={v}" for v in value]
+        return [self.flag, str(value)]
+
+
+ISOLATION = Option(
+    "--isolation", choices=ISOLATION_MODES, default="none",
+    help="where the submission's code runs. sandbox: a confined worker process per exercise "
+         "(namespaces, dropped uid, Landlock, seccomp, rlimits: for other people's code); "
+         "process: a clean worker process, unconfined; none: in the grader (fast to debug; "
+         "your own code only)")
+SANDBOX_OFF = Option(
+    "--sandbox-off", action="append", default=None, metavar="LAYER", choices=LAYERS,
+    help="switch one confinement layer off (repeatable; also the environment variable "
+         "TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the report say which "
+         "layers ran")
+CALL_TIMEOUT = Option(
+    "--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT_S, metavar="SECONDS",
+    help=f"wall-clock limit per call of the submission's code in a worker (default "
+         f"{DEFAULT_CALL_TIMEOUT_S:g}); after 2 timeouts a function's remaining tests are "
+         "'timed out' without calling it")
+TEST_TIMEOUT = Option(
+    "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT_S, metavar="SECONDS",
+    help=f"wall-clock limit per test; past it the test is 'timed out' "
+         f"(default {DEFAULT_TEST_TIMEOUT_S:g})")
+NO_SHRINK = Option(
+    "--no-shrink", action="store_true", default=False,
+    help="skip hypothesis' shrinking: the same scores, sooner, but counterexamples are the "
+         "first failing inputs found, not the smallest")
+
+# What ``grade`` and ``grade-all`` pass on to the plugin, in this order.
+GRADING: tuple[Option, ...] = (ISOLATION, SANDBOX_OFF, CALL_TIMEOUT, TEST_TIMEOUT, NO_SHRINK)
+
+# The plugin's own options, which only a direct pytest run gives by hand.
+SUBMISSION = Option("--submission", metavar="DIR", help=(
+    "folder laid out like exercises/ to grade (default: exercises/ beside the tests folder)"))
+REFERENCE_DIR = Option("--reference-dir", metavar="DIR", help=(
+    "the reference solutions (default: reference/ beside the tests folder)"))
+RESULTS = Option("--results", metavar="FILE", help="write the grading results (JSON) to FILE")
+PLUGIN: tuple[Option, ...] = (SUBMISSION, REFERENCE_DIR, RESULTS, *GRADING)
+
+PROFILES = ("torchdrill", "torchdrill-quick")
+
+
+def add_to_pytest(group: Any) -> None:
+    """Declare every option of the plugin in pytest's option group."""
+    for option in PLUGIN:
+        group.addoption(option.flag, dest=option.dest, **option.keywords())
+
+
+def add_to_parser(parser: argparse.ArgumentParser, isolation_default: str,
+                  isolation_help: str) -> None:
+    """The options ``grade`` and ``grade-all`` share: how tests run, where code runs.
+
+    On the command line, ``--isolation`` may default to ``auto`` (``grade``: in-process
+    for the course's own folders, sandboxed for others) or to ``sandbox`` (``grade-all``).
+    """
+    parser.add_argument("--profile", choices=list(PROFILES), default=None,
+                        help="hypothesis profile (default torchdrill: 100 examples per property)")
+    parser.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: "
+                                                        "found from the current folder upwards)")
+    for option in GRADING:
+        kw = option.keywords()
+        if option is ISOLATION:
+            choices = [*ISOLATION_MODES, *(["auto"] if isolation_default == "auto" else [])]
+            kw |= {"choices": choices, "default": isolation_default, "help": isolation_help}
+        else:
+            kw["default"] = None if option.action is None else kw["default"]  # the plugin's default
+        parser.add_argument(option.flag, dest=option.dest, **kw)
+
+
+def pytest_args(values: argparse.Namespace, isolation: str,
+                options: Sequence[Option] = GRADING) -> list[str]:
+    """The plugin's arguments for what ``add_to_parser`` parsed (``isolation`` resolved)."""
+    out: list[str] = []
+    for option in options:
+        value = isolation if option is ISOLATION else getattr(values, option.dest, None)
+        out += option.as_args(value)
+    return out

@@ -1,0 +1,262 @@
+"""What the grading plugin does in a run that grades (``grader.grading.plugin`` registers it).
+
+For graded tests (those in a module marked ``pytest.mark.exercise``):
+
+- collection attaches exercise id, points, weight and markers to
+  ``item.user_properties`` (they travel with reports from xdist workers);
+- ``impl`` is the submission's functions behind the grading contract, in this
+  process or in a sandboxed worker; ``ref`` the reference solution's module;
+- a test needing hardware this machine lacks (``cuda``) is "not run here";
+- a clock stops a test past ``--test-timeout``;
+- a ``makereport`` wrapper classifies each phase by what was raised
+  (``grader.grading.verdict``) and attaches outcome, message and counterexample;
+- on the controller only, a ``ResultsCollector`` folds the reports into
+  ``results.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType, ModuleType
+from typing import Any
+
+import pytest
+
+from grader.contract.forbid import Forbidden
+from grader.contract.impl import Implementation
+from grader.contract.loader import load_exercise
+from grader.core.course import course_root
+from grader.core.course import exercise_id as exercise_id_of
+from grader.core.outcomes import ERROR, FAILED, NOT_RUN, TimedOut
+from grader.grading import profiles, verdict
+from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
+from grader.sandbox.zygote import SandboxBroken
+
+_not_run_reason = pytest.StashKey[str]()
+
+
+def exercise_marker(item: pytest.Item) -> pytest.Mark | None:
+    module = item.getparent(pytest.Module)
+    if module is None:
+        return None
+    return next((m for m in module.iter_markers("exercise")), None)
+
+
+def exercise_id(path: Path, marker: pytest.Mark | None = None) -> str:
+    """The marker's ``id=`` when it gives one, else the id the test file's path gives."""
+    if marker is not None and marker.kwargs.get("id"):
+        return str(marker.kwargs["id"])
+    return exercise_id_of(path)
+
+
+def _meta(item: pytest.Item) -> dict[str, Any] | None:
+    for key, value in item.user_properties:
+        if key == META:
+            return dict(json.loads(value))
+    return None
+
+
+class GradingSession:
+    """The grading plugin's hooks, registered only in a run that grades."""
+
+    def __init__(self, config: pytest.Config):
+        import torch
+
+        self.config = config
+        self._references: dict[tuple[Path, str], ModuleType] = {}
+        profiles.activate(config.getoption("hypothesis_profile", None))
+        # Drill tensors are tiny: extra intra-op threads only fight over the cores.
+        # Measured on a busy 2-core machine: a float64 softmax of 100 elements took
+        # ~3 ms instead of ~5 us, BCE-with-logits 3.4 ms instead of 0.01 ms.
+        torch.set_num_threads(1)
+        if config.getoption("results") and not config.pluginmanager.hasplugin("terminal"):
+            # `torchdrill grade`: no one reads pytest's failure text (results.json keeps its own
+            # message and counterexample), and its long form parses the source of every frame:
+            # measured 5-12 s of a stub's 17 s grading. One line per failure costs nothing.
+            config.option.tbstyle = "line"
+        if not hasattr(config, "workerinput"):  # controller (or no xdist): collect results
+            config.pluginmanager.register(ResultsCollector(config), "torchdrill-results")
+
+    # ------------------------------------------------------------------ session
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # After every pytest_configure, so after hypothesis' own plugin has loaded the
+        # profile named by --hypothesis-profile: shrinking is switched off on top of it.
+        if self.config.getoption("no_shrink"):
+            profiles.without_shrinking()
+        self._start_sandbox_early()
+
+    def _start_sandbox_early(self) -> None:
+        """Start the sandbox's zygote now, so it imports torch while pytest collects.
+
+        Only where tests run (not on an xdist controller), and only for an explicit
+        ``--submission`` (the ``impl`` fixture asks for the very same sandbox).
+        """
+        config = self.config
+        option = config.getoption("submission")
+        runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+        if config.getoption("isolation") != "none" and option and runs_tests:
+            try:
+                self._sandbox(Path(option).resolve())
+            except SandboxBroken:
+                pass  # the first test's ``impl`` asks again, and its report stops the grading
+
+    def _sandbox(self, root: Path) -> Any:
+        """This process's sandbox for the submission at ``root``, as the options ask."""
+        from grader.sandbox import remote
+        config = self.config
+        try:
+            return remote.sandbox_for(root, config.getoption("isolation"),
+                                      config.getoption("sandbox_off") or (),
+                                      config.getoption("call_timeout"))
+        except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
+            raise SandboxBroken(f"the sandbox could not start: {exc}") from None
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        remote = sys.modules.get("grader.sandbox.remote")
+        if remote is not None:
+            remote.close_all()
+
+    # ------------------------------------------------------------------ collection
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = exercise_marker(item)
+            if marker is None:
+                continue
+            path = Path(str(item.path))
+            weight = item.get_closest_marker("weight")
+            module = item.getparent(pytest.Module)
+            doc = (module.obj.__doc__ or "").strip().splitlines() if module else []
+            meta = {
+                "exercise": exercise_id(path, marker),
+                "points": float(marker.kwargs.get("points", marker.args[0] if marker.args else 0)),
+                "title": doc[0] if doc else "",
+                "weight": float(weight.args[0]) if weight else 1.0,
+                "hidden": item.get_closest_marker("hidden") is not None,
+                "forbid": dict(marker.kwargs.get("forbid") or {}),  # for the static scan
+                "markers": sorted(m.name for m in item.iter_markers()
+                                  if m.name in ("cuda", "distributed", "hidden")),
+            }
+            item.user_properties.append((META, json.dumps(meta)))
+
+    # ------------------------------------------------------------------ fixtures
+
+    def impl(self, request: pytest.FixtureRequest) -> Implementation:
+        """The submission's functions for this test module's exercise (see grader.contract.impl)."""
+        marker = exercise_marker(request.node)
+        if marker is None:
+            raise pytest.UsageError(f"{request.node.nodeid}: 'impl' needs a module marked "
+                                    "pytest.mark.exercise(points=...)")
+        path = Path(str(request.node.path))
+        root = submission_root(self.config, path)
+        forbidden = Forbidden.from_marker(marker.kwargs.get("forbid"))
+        if self.config.getoption("isolation") == "none":
+            return Implementation(root, exercise_id(path, marker), forbidden)
+        from grader.sandbox import remote
+        return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden,
+                                              self._sandbox(root))
+
+    def ref(self, request: pytest.FixtureRequest) -> ModuleType:
+        """The reference solution's module for this test module's exercise."""
+        path = Path(str(request.node.path))
+        option = self.config.getoption("reference_dir")
+        root = (Path(option) if option else course_root(path) / "reference").resolve()
+        key = (root, exercise_id(path, exercise_marker(request.node)))
+        if key not in self._references:
+            if not root.is_dir():
+                raise pytest.UsageError(f"no reference solutions at {root}")
+            self._references[key] = load_exercise(*key, namespace="torchdrill_reference")
+        return self._references[key]
+
+    # ------------------------------------------------------------------ running
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if _meta(item) is None:
+            return
+        reason = _missing_requirement(item)
+        if reason:
+            item.stash[_not_run_reason] = reason
+            pytest.skip(reason)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        previous = _clock(item) if _meta(item) is not None else None
+        try:
+            return (yield)
+        finally:
+            if previous is not None:
+                _stop_clock(previous)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if _meta(item) is None:
+            return report
+        exc = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(exc, SandboxBroken):  # the controller stops the grading on this report
+            report.user_properties.append((SANDBOX_BROKEN, str(exc)))
+            return report
+        if report.skipped:
+            reason = item.stash.get(_not_run_reason, None)
+            info: dict[str, Any] = ({"outcome": NOT_RUN, "message": reason} if reason else
+                                    {"outcome": ERROR, "message": f"the test was skipped unexpectedly: {exc}"})
+        else:
+            outcome, message = verdict.classify(exc)
+            info = {"outcome": outcome, "message": message[:verdict.MAX_MESSAGE]}
+            if outcome in (FAILED, ERROR) and exc is not None:
+                info["counterexample"] = verdict.counterexample(
+                    getattr(item, "funcargs", {}).get("impl"), exc)
+            isolation = _isolation_used()
+            if isolation:
+                info["isolation"] = isolation
+            if call.when == "call":  # later reports repeat earlier phases' output
+                for stream, text in (("stdout", report.capstdout), ("stderr", report.capstderr)):
+                    if text:
+                        info[stream] = verdict.capped(text)
+        report.user_properties.append((OUTCOME, json.dumps(info)))
+        return report
+
+
+def _missing_requirement(item: pytest.Item) -> str | None:
+    if item.get_closest_marker("cuda"):
+        import torch
+        if not torch.cuda.is_available():
+            return "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
+    if item.get_closest_marker("distributed"):
+        import torch.distributed as dist
+        if not (dist.is_available() and dist.is_gloo_available()):
+            return "needs torch.distributed with gloo, which this torch build lacks"
+    return None
+
+
+def _clock(item: pytest.Item) -> Any:
+    """Raise ``TimedOut`` in the test's thread when its time is up (main thread only)."""
+    limit = item.config.getoption("test_timeout")
+    if not limit or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        return None
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)  # again, in case the student swallows it
+        raise TimedOut(f"the test ran past its {limit:g} s limit")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    return previous
+
+
+def _stop_clock(previous: Any) -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def _isolation_used() -> dict[str, Any] | None:
+    """What confined this process's workers, once one has started (else None)."""
+    remote = sys.modules.get("grader.sandbox.remote")
+    return remote.isolation_report() if remote is not None else None

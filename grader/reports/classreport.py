@@ -1,0 +1,446 @@
+"""The class report: ``DIR/class.html``, one page about a whole class's results.
+
+Made from plain data, not from the gradebook: ``results_by_student`` maps a
+student id to that student's results document (``grader.core.results``), and
+``problems`` maps an entry that could not be graded to the reason. The lead's
+coordinator reads both from the gradebook and calls ``write_class_report``.
+
+Two halves, tested apart:
+
+- ``class_summary`` computes every figure on the page (means, medians, shares,
+  failure rates, grouped counterexamples) as plain data.
+- ``render_html`` draws the charts (matplotlib, inline SVG) and fills
+  ``report_templates/class.html.j2``, with the student report's jinja
+  environment (``grader.reports.report.environment``: autoescaping always on).
+
+The page is one offline file: inline CSS, inline SVG, and exactly one inline
+script (sorting the roster), allowed by its sha256 hash in the page's Content
+Security Policy, so no other script (say, one hidden in a student's message)
+could run even if an escape were missed. The same data gives the same bytes:
+charts use a fixed ``svg.hashsalt``, no dates, text kept as text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import re
+import statistics
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from markupsafe import Markup, escape
+
+from grader.reports import present, report
+from grader.core.files import write_atomically
+from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+
+CLASS_TEMPLATE = "class.html.j2"
+CLASS_REPORT_NAME = "class.html"
+STUDENTS_DIR = "students"  # DIR/students/<ID>/index.html: each student's own report
+TOP_INPUTS = 3  # most common failing inputs shown per property
+SMALL_TENSOR = 8  # tensors with at most this many elements show their values in an input
+
+LOST = (FAILED, ERROR, TIMED_OUT)  # outcomes that cost a property's points on code that ran
+
+# The one script on the page: click a roster header to sort by that column.
+# Cells carry their sort key in data-sort; an empty key (pending, not graded)
+# stays at the bottom either way; ties keep the id order (data-index).
+SORT_SCRIPT = """
+(function () {
+  "use strict";
+  var tables = document.querySelectorAll("table.sortable");
+  Array.prototype.forEach.call(tables, function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, col) {
+      var button = th.querySelector("button");
+      if (!button) { return; }
+      button.addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var numeric = th.getAttribute("data-type") === "number";
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = a.cells[col].getAttribute("data-sort");
+          var y = b.cells[col].getAttribute("data-sort");
+          if (x === "" || y === "") { return (x === "" ? 1 : 0) - (y === "" ? 1 : 0); }
+          var d = numeric ? parseFloat(x) - parseFloat(y) : (x < y ? -1 : x > y ? 1 : 0);
+          return (ascending ? d : -d) || (Number(a.getAttribute("data-index")) -
+                                          Number(b.getAttribute("data-index")));
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+}());
+"""
+
+
+def script_hash(script: str = SORT_SCRIPT) -> str:
+    """The CSP source that allows exactly ``script`` inline: ``'sha256-<base64>'``."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_security_policy() -> str:
+    """No network, no plugins; inline styles; the sort script and nothing else."""
+    return (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+            f"script-src {script_hash()}")
+
+
+def student_href(student_id: str) -> str:
+    """``students/<ID>/index.html``, the id URL-quoted (a ``#`` or ``?`` is a name here)."""
+    return f"{STUDENTS_DIR}/{quote(student_id, safe='')}/{report.REPORT_NAME}"
+
+
+# ------------------------------------------------------------------ figures
+
+def class_summary(results_by_student: dict[str, dict[str, Any]],
+                  problems: dict[str, str]) -> dict[str, Any]:
+    """Every figure on the class page, as plain data.
+
+    - ``exercises``: per exercise, over the students *graded* on it (status not
+      ``not_run``): mean and median score, share at full marks, share not
+      attempted; students whose exercise was not run here are counted apart
+      (``pending``), and students whose results lack it (``missing``) too.
+    - ``properties``: per exercise test, the failure rate over the students
+      whose code it ran against (the test ran here, the exercise was attempted,
+      and the function it calls was not a stub: outcome passed, failed, error or
+      timed out), sorted worst first, with the most common failing inputs.
+    - ``totals``, ``students`` (the roster), ``errors``, ``problems``, ``suites``.
+    """
+    ids = sorted(results_by_student)
+    catalogue = _catalogue(results_by_student, ids)
+    roster = [_roster_row(i, sid, results_by_student[sid], catalogue)
+              for i, sid in enumerate(ids)]
+    totals = [row["score"] for row in roster]
+    full_points = sum(ex["points"] for ex in catalogue.values())
+    suites = Counter(results_by_student[sid].get("suite_hash") or "not recorded" for sid in ids)
+    stamps = sorted(r["graded_at"] for r in results_by_student.values() if r.get("graded_at"))
+    return {
+        "student_count": len(ids),
+        "students": roster,
+        "exercises": [_exercise_stats(ex, roster) for ex in catalogue.values()],
+        "properties": _property_stats(results_by_student, ids),
+        "totals": {
+            "scores": totals,
+            "full_points": full_points,
+            "mean": statistics.fmean(totals) if totals else None,
+            "median": statistics.median(totals) if totals else None,
+            "min": min(totals, default=None),
+            "max": max(totals, default=None),
+            "with_pending": sum(1 for row in roster if row["pending_points"]),
+        },
+        "errors": _errors(results_by_student, ids),
+        "problems": [{"name": name, "reason": problems[name]} for name in sorted(problems)],
+        "suites": [{"hash": h, "students": n} for h, n in sorted(suites.items())],
+        "graded_from": stamps[0] if stamps else None,
+        "graded_to": stamps[-1] if stamps else None,
+    }
+
+
+def _catalogue(results_by_student: dict[str, dict[str, Any]], ids: list[str]
+               ) -> dict[str, dict[str, Any]]:
+    """Every exercise any student has, by id: title and points (the largest seen)."""
+    found: dict[str, dict[str, Any]] = {}
+    for sid in ids:
+        for ex in results_by_student[sid]["exercises"]:
+            entry = found.setdefault(ex["id"], {"id": ex["id"], "title": ex.get("title") or "",
+                                                "points": ex["points"]})
+            entry["points"] = max(entry["points"], ex["points"])
+            entry["title"] = entry["title"] or ex.get("title") or ""
+    # a short column label for the roster: the id's last part, unless two share it
+    shorts = Counter(eid.rsplit("/", 1)[-1] for eid in found)
+    for eid, entry in found.items():
+        short = eid.rsplit("/", 1)[-1]
+        entry["label"] = short if shorts[short] == 1 else eid
+    return {eid: found[eid] for eid in sorted(found)}
+
+
+def _roster_row(index: int, sid: str, results: dict[str, Any],
+                catalogue: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    by_id = {ex["id"]: ex for ex in results["exercises"]}
+    cells = {}
+    for eid in catalogue:
+        ex = by_id.get(eid)
+        cells[eid] = None if ex is None else {
+            "score": ex["score"], "max_score": ex["max_score"], "status": ex["status"]}
+    return {
+        "index": index,
+        "id": sid,
+        "href": student_href(sid),
+        "score": results["score"],
+        "max_score": results["max_score"],
+        "pending_points": results.get("pending_points") or 0,
+        "cells": cells,
+    }
+
+
+def _exercise_stats(ex: dict[str, Any], roster: list[dict[str, Any]]) -> dict[str, Any]:
+    cells = [row["cells"][ex["id"]] for row in roster]
+    present_cells = [c for c in cells if c is not None]
+    graded = [c for c in present_cells if c["status"] != NOT_RUN]
+    scores = sorted(c["score"] for c in graded)
+    attempted = sorted(c["score"] for c in graded if c["status"] != NOT_ATTEMPTED)
+    full = sum(1 for c in graded if c["max_score"] > 0 and c["score"] >= c["max_score"] - 1e-9)
+    stubs = sum(1 for c in graded if c["status"] == NOT_ATTEMPTED)
+    n = len(graded)
+    return {
+        **ex,
+        "graded": n,
+        "pending": len(present_cells) - n,
+        "missing": len(cells) - len(present_cells),
+        "scores": scores,
+        "attempted_scores": attempted,
+        "mean": statistics.fmean(scores) if scores else None,
+        "median": statistics.median(scores) if scores else None,
+        "full_marks": full,
+        "full_marks_share": full / n if n else None,
+        "not_attempted": stubs,
+        "not_attempted_share": stubs / n if n else None,
+        "statuses": dict(sorted(Counter(c["status"] for c in present_cells).items())),
+    }
+
+
+def _property_stats(results_by_student: dict[str, dict[str, Any]], ids: list[str]
+                    ) -> list[dict[str, Any]]:
+    props: dict[tuple[str, str], dict[str, Any]] = {}
+    for sid in ids:
+        for ex in results_by_student[sid]["exercises"]:
+            for t in ex["tests"]:
+                p = props.setdefault((ex["id"], t["name"]), {
+                    "exercise": ex["id"], "test": t["name"],
+                    "title": present.property_title(t["name"]),
+                    "hidden": bool(t.get("hidden")),
+                    "outcomes": Counter(), "inputs": {}, "without_input": 0})
+                p["outcomes"][t["outcome"]] += 1
+                if t["outcome"] in LOST:
+                    text = input_text(t.get("counterexample"))
+                    if text is None:
+                        p["without_input"] += 1
+                    else:
+                        p["inputs"].setdefault(text, []).append(sid)
+    rows = []
+    for p in props.values():
+        outcomes = p.pop("outcomes")
+        inputs = p.pop("inputs")
+        ran = sum(outcomes[o] for o in (PASSED, *LOST))
+        lost = sum(outcomes[o] for o in LOST)
+        groups = sorted(inputs.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        rows.append({
+            **p,
+            "ran": ran,  # the denominator: see class_summary
+            "failures": lost,
+            "rate": lost / ran if ran else None,
+            "passed": outcomes[PASSED],
+            "failed": outcomes[FAILED],
+            "errors": outcomes[ERROR],
+            "timed_out": outcomes[TIMED_OUT],
+            "not_attempted": outcomes[NOT_ATTEMPTED],
+            "not_run": outcomes[NOT_RUN],
+            "distinct_inputs": len(groups),
+            "top_inputs": [{"text": text, "count": len(sids), "students": sids}
+                           for text, sids in groups[:TOP_INPUTS]],
+        })
+    rows.sort(key=lambda r: (r["rate"] is None, -(r["rate"] or 0.0), -r["failures"],
+                             r["exercise"], r["test"]))
+    return rows
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def input_text(counterexample: dict[str, Any] | None) -> str | None:
+    """A failing input as one line of text, equal for equal inputs (to group them).
+
+    Each call as ``present.call_text`` writes it (``one_hot(<int64 tensor of shape
+    (2,)>, 3)``), followed by what that text leaves out and a failure may hinge on:
+    the values of small tensors, and the strides of non-contiguous ones. Without
+    recorded calls, hypothesis' own text (object addresses removed); None when the
+    test recorded no input at all."""
+    cx = counterexample or {}
+    calls = cx.get("calls") or []
+    if calls:
+        return "; ".join(_call_line(call) for call in calls)
+    example = (cx.get("example") or "").strip()
+    return _ADDRESS.sub("", " ".join(example.split())) or None
+
+
+def _call_line(call: dict[str, Any]) -> str:
+    notes = []
+    for name, t in present.call_tensors(call):
+        shape = t.get("shape") or []
+        size = 1
+        for d in shape:
+            size *= d
+        if size and size <= SMALL_TENSOR and not t.get("elided") \
+                and not isinstance(t.get("values"), str):  # a repr (complex, sparse): shown as is
+            notes.append(f"{name} = {' '.join(present.values_text(t).split())}")
+        stride = t.get("stride")
+        if stride is not None and size > 1 and list(stride) != _contiguous(shape):
+            notes.append(f"{name} non-contiguous, stride {tuple(stride)}")
+    text = present.call_text(call)
+    return f"{text} where {', '.join(notes)}" if notes else text
+
+
+def _contiguous(shape: list[int]) -> list[int]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return strides[::-1]
+
+
+def _errors(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
+    """Errors and timeouts, by student: where, and the first line of the message."""
+    rows = []
+    for sid in ids:
+        for ex in results_by_student[sid]["exercises"]:
+            for t in ex["tests"]:
+                if t["outcome"] in (ERROR, TIMED_OUT):
+                    message = present.first_line(present.split_traceback(t.get("message") or "")[0])
+                    rows.append({"student": sid, "href": student_href(sid), "exercise": ex["id"],
+                                 "test": t["name"], "outcome": t["outcome"],
+                                 "message": message or present.label(t["outcome"])})
+    return rows
+
+
+# ------------------------------------------------------------------ charts
+
+BLUE, GREY, INK, MUTED = "#0969da", "#8c959f", "#1f2328", "#59636e"
+_RC = {
+    "svg.hashsalt": "torchdrill-class-report",  # ids in the SVG from data, not from chance
+    "svg.fonttype": "none",  # text stays text (searchable, small, font-independent bytes)
+    "font.family": ["DejaVu Sans"],  # ships with matplotlib: same layout on every machine
+    "font.size": 9,
+    "text.parse_math": False,  # an exercise id with "$" is text, not TeX
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.edgecolor": MUTED,
+    "axes.labelcolor": INK,
+    "xtick.color": MUTED,
+    "ytick.color": MUTED,
+    "legend.frameon": False,
+}
+_IDS = re.compile(r'(\bid="|url\(#|xlink:href="#|\bhref="#)')
+
+
+def charts(summary: dict[str, Any]) -> dict[str, Any]:
+    """Inline SVGs: ``totals`` (the histogram of totals) and ``exercises`` (by id)."""
+    import matplotlib  # noqa: PLC0415 (a second or so: only when a class page is drawn)
+
+    with matplotlib.rc_context(_RC):
+        out = {"totals": _totals_chart(summary["totals"]), "exercises": {}}
+        for k, ex in enumerate(summary["exercises"]):
+            if ex["graded"]:
+                out["exercises"][ex["id"]] = _exercise_chart(ex, f"ex{k}-")
+    return out
+
+
+def _figure(width: float, height: float, margins: dict[str, float]) -> Any:
+    # A bare Figure, never pyplot: no global figure registry to leak into or close,
+    # and no GUI backend (savefig picks the SVG canvas). Fixed margins, not a layout
+    # engine: that would draw every figure twice.
+    from matplotlib.figure import Figure  # noqa: PLC0415
+
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(**margins)
+    return fig
+
+
+def _svg(fig: Any, prefix: str, label: str) -> Markup:
+    """The figure as an ``<svg>`` element for inline use: no XML prologue, every
+    id prefixed so that several figures on one page never share one."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    text = _IDS.sub(lambda m: m.group(1) + prefix, text)
+    text = text.replace("<svg ", f'<svg role="img" aria-label="{escape(label)}" ', 1)
+    return Markup(text.strip())
+
+
+def _bins(top: float, count: int) -> list[float]:
+    top = top if top > 0 else 1.0
+    return [top * i / count for i in range(count + 1)]
+
+
+def _totals_chart(totals: dict[str, Any]) -> Markup | None:
+    scores = totals["scores"]
+    if not scores:
+        return None
+    fig = _figure(7.2, 2.6, {"left": 0.08, "right": 0.985, "bottom": 0.17, "top": 0.96})
+    ax = fig.add_subplot()
+    top = max(totals["full_points"], max(scores))
+    ax.hist(scores, bins=_bins(top, 20), color=BLUE, edgecolor="white", linewidth=0.6)
+    ax.axvline(totals["mean"], color=INK, linestyle="--", linewidth=1,
+               label=f"mean {present.number(totals['mean'])}")
+    ax.axvline(totals["median"], color="#bc4c00", linestyle=":", linewidth=1.4,
+               label=f"median {present.number(totals['median'])}")
+    ax.set_xlim(0, top if top > 0 else 1)
+    ax.set_xlabel(f"total points (of {present.number(totals['full_points'])})")
+    ax.set_ylabel("students")
+    _integer_counts(ax)
+    ax.legend(loc="upper left", fontsize=8)
+    label = (f"Histogram of total scores of {len(scores)} students: mean "
+             f"{present.number(totals['mean'])}, median {present.number(totals['median'])}")
+    return _svg(fig, "totals-", label)
+
+
+def _exercise_chart(ex: dict[str, Any], prefix: str) -> Markup:
+    fig = _figure(3.2, 1.55, {"left": 0.1, "right": 0.97, "bottom": 0.25, "top": 0.95})
+    ax = fig.add_subplot()
+    stubs = ex["not_attempted"]
+    # a stub scores 0: stubs are stacked in grey on the first bin
+    ax.hist([ex["attempted_scores"], [0.0] * stubs], bins=_bins(ex["points"], 10), stacked=True,
+            color=[BLUE, GREY], edgecolor="white", linewidth=0.5,
+            label=["attempted", "not attempted"])
+    ax.set_xlim(0, ex["points"] if ex["points"] > 0 else 1)
+    ax.set_xlabel("points", fontsize=8, labelpad=1)
+    ax.tick_params(labelsize=7.5, length=2.5)
+    _integer_counts(ax)
+    label = (f"Histogram of scores on {ex['id']} for {ex['graded']} students"
+             + (f", {stubs} not attempted" if stubs else ""))
+    return _svg(fig, prefix, label)
+
+
+def _integer_counts(ax: Any) -> None:
+    from matplotlib.ticker import MaxNLocator  # noqa: PLC0415
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
+
+
+# ------------------------------------------------------------------ page
+
+def render_html(results_by_student: dict[str, dict[str, Any]], problems: dict[str, str],
+                course: Path, *, title: str | None = None) -> str:
+    """The class page as one self-contained HTML document (same data, same bytes)."""
+    folder = course / report.TEMPLATES_DIR
+    if not (folder / CLASS_TEMPLATE).is_file():
+        raise report.ReportError(f"no class report template at {folder / CLASS_TEMPLATE}: the "
+                                 f"course folder {course} needs {report.TEMPLATES_DIR}/"
+                                 f"{CLASS_TEMPLATE} (run inside the torchdrill checkout, or "
+                                 "pass --course DIR)")
+    summary = class_summary(results_by_student, problems)
+    template = report.environment(folder).get_template(CLASS_TEMPLATE)
+    return template.render(
+        s=summary,
+        charts=charts(summary),
+        title=title or f"Class report: {summary['student_count']} students",
+        csp=content_security_policy(),
+        sort_script=Markup(SORT_SCRIPT),
+        student_href=student_href,
+        top_inputs=TOP_INPUTS,
+    )
+
+
+def write_class_report(results_by_student: dict[str, dict[str, Any]], problems: dict[str, str],
+                       out: Path, course: Path, *, title: str | None = None) -> Path:
+    """Render and write ``out/class.html`` atomically; returns its path."""
+    return write_atomically(out / CLASS_REPORT_NAME,
+                            render_html(results_by_student, problems, course, title=title))

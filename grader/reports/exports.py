@@ -1,0 +1,301 @@
+"""Machine-readable exports of ``results.json``: Gradescope's results and JUnit XML,
+and, for a whole class, a grades CSV and one Gradescope file per student.
+
+All are made from results documents alone (like the HTML report), so they
+can be written again later with ``torchdrill report``.
+
+Gradescope (``DIR/gradescope/results.json``; an autograder copies it to
+``/autograder/results/results.json``): one Gradescope test per property, named
+``<exercise id>: <test name>``, worth its share of the exercise's points.
+Properties marked ``hidden`` are ``after_published``. Properties not run here
+are worth 0 of 0 and say why, so a pending property never shows as a zero.
+
+JUnit (``--junit FILE``): one ``<testsuite>`` per exercise, one ``<testcase>``
+per property. ``failed`` and ``not_attempted`` are failures (both cost points;
+``skipped`` would let a stub look green on a CI dashboard), ``error`` and
+``timed_out`` are errors, ``not_run`` is skipped with its reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from grader.core.files import write_atomically
+from grader.core.students import student_id_problem
+from grader.reports import present
+from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+
+GRADESCOPE_DIR = "gradescope"
+GRADESCOPE_NAME = "results.json"
+GRADES_NAME = "grades.csv"
+MAX_OUTPUT = 8000  # characters of explanation per Gradescope test / JUnit element
+
+
+class ExportError(ValueError):
+    """An export cannot be written as asked (say, a student id that is no file name)."""
+
+
+# ------------------------------------------------------------------ Gradescope
+
+def gradescope(results: dict[str, Any]) -> dict[str, Any]:
+    """Gradescope's autograder ``results.json`` for a torchdrill results document."""
+    tests = []
+    for ex in results["exercises"]:
+        for t in ex["tests"]:
+            tests.append(_gradescope_test(ex, t))
+    return {
+        "score": results["score"],
+        "max_score": results["max_score"],
+        "output": _gradescope_summary(results),
+        "output_format": "text",  # plain text: submission strings are never rendered as HTML
+        "test_output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def _gradescope_test(ex: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
+    share = present.property_points(ex, t)
+    worth = round(share, 4) if share is not None else 0.0
+    passed = t["outcome"] == PASSED
+    test: dict[str, Any] = {
+        "name": f"{ex['id']}: {t['name']}",
+        "score": worth if passed else 0.0,
+        "max_score": worth,
+        "output": _truncate(_test_output(t)),
+        "visibility": "after_published" if t.get("hidden") else "visible",
+        "tags": [ex["id"], *t.get("markers", [])],
+    }
+    if t["outcome"] != NOT_RUN:
+        test["status"] = "passed" if passed else "failed"
+    return test
+
+
+def _test_output(t: dict[str, Any]) -> str:
+    outcome = present.label(t["outcome"])
+    if t["outcome"] == PASSED:
+        return outcome
+    if t["outcome"] in present.PROBLEMS:
+        return f"{outcome}: {present.problem_text(t)}"
+    return f"{outcome}: {t.get('message') or ''}".rstrip(": ")
+
+
+def _gradescope_summary(results: dict[str, Any]) -> str:
+    lines = [f"torchdrill {results.get('grader_version', '')}: "
+             f"{present.score_text(results['score'], results['max_score'])} points"]
+    for ex in results["exercises"]:
+        score = ("pending (not run here)" if ex["status"] == NOT_RUN
+                 else present.score_text(ex["score"], ex["max_score"]))
+        lines.append(f"{ex['id']}: {score}, {present.label(ex['status'])}")
+    return "\n".join(lines)
+
+
+def write_gradescope(results: dict[str, Any], out: Path) -> Path:
+    """Write ``out/gradescope/results.json``; returns its path."""
+    path = out / GRADESCOPE_DIR / GRADESCOPE_NAME
+    write_atomically(path, json.dumps(gradescope(results), indent=1) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------ JUnit
+
+def junit(results: dict[str, Any]) -> ET.ElementTree:
+    """A JUnit XML tree: ``<testsuites>`` of one ``<testsuite>`` per exercise."""
+    root = ET.Element("testsuites", name=f"torchdrill: {_xml(results.get('submission', ''))}")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for ex in results["exercises"]:
+        suite = _junit_suite(ex, results.get("graded_at", ""))
+        root.append(suite)
+        for key in ("tests", "failures", "errors", "skipped"):
+            totals[key] += int(suite.get(key, "0"))
+        totals["time"] += float(suite.get("time", "0"))
+    for key, value in totals.items():
+        root.set(key, f"{value:.3f}" if key == "time" else str(value))
+    return ET.ElementTree(root)
+
+
+def _junit_suite(ex: dict[str, Any], timestamp: str) -> ET.Element:
+    suite = ET.Element("testsuite", name=ex["id"])
+    if timestamp:
+        suite.set("timestamp", timestamp)
+    props = ET.SubElement(suite, "properties")
+    for key in ("title", "points", "score", "max_score", "status"):
+        ET.SubElement(props, "property", name=key, value=_xml(str(ex.get(key, ""))))
+    counts = {"failures": 0, "errors": 0, "skipped": 0}
+    elapsed = 0.0
+    for t in ex["tests"]:
+        case, kind = _junit_case(ex, t)
+        suite.append(case)
+        if kind:
+            counts[kind] += 1
+        elapsed += t.get("duration_s", 0.0)
+    suite.set("tests", str(len(ex["tests"])))
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    suite.set("time", f"{elapsed:.3f}")
+    return suite
+
+
+_JUNIT_KIND = {FAILED: ("failure", "failures"), NOT_ATTEMPTED: ("failure", "failures"),
+               ERROR: ("error", "errors"), TIMED_OUT: ("error", "errors"),
+               NOT_RUN: ("skipped", "skipped")}
+
+
+def _junit_case(ex: dict[str, Any], t: dict[str, Any]) -> tuple[ET.Element, str]:
+    """A ``<testcase>`` and which suite counter it adds to ("" when it passed)."""
+    case = ET.Element("testcase", classname=ex["id"].replace("/", "."), name=_xml(t["name"]),
+                      time=f"{t.get('duration_s', 0.0):.3f}")
+    if t["outcome"] not in _JUNIT_KIND:
+        return case, ""
+    tag, counter = _JUNIT_KIND[t["outcome"]]
+    message = present.first_line(present.split_traceback(t.get("message") or "")[0])
+    child = ET.SubElement(case, tag, message=_xml(message or present.label(t["outcome"])))
+    if tag != "skipped":
+        child.set("type", t["outcome"])
+        child.text = _xml(_truncate(present.problem_text(t)))
+    return case, counter
+
+
+def write_junit(results: dict[str, Any], path: Path) -> Path:
+    """Write the JUnit XML for ``results`` to ``path``; returns it."""
+    tree = junit(results)
+    ET.indent(tree)
+    text = ET.tostring(tree.getroot(), encoding="unicode", xml_declaration=False)
+    write_atomically(path, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")
+    return path
+
+
+# ------------------------------------------------------------------ a class
+
+# Canvas's gradebook import reads these leading columns (the header must start with
+# "Student" then "ID" and the last of them must be "Section"); columns after them
+# are assignments. "Final Points" is one of the columns Canvas exports as read-only
+# and ignores on import, so the total never becomes a stray assignment there.
+CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+TOTAL_COLUMN = "Final Points"
+POINTS_POSSIBLE = "Points Possible"
+
+
+def grades_rows(results_by_student: dict[str, dict[str, Any]], *,
+                points_possible: bool = False) -> list[list[str]]:
+    """The rows of ``grades.csv`` (header first); see ``write_grades_csv``."""
+    exercises: dict[str, float] = {}
+    for results in results_by_student.values():
+        for ex in results["exercises"]:
+            exercises[ex["id"]] = max(exercises.get(ex["id"], 0.0), ex["points"])
+    ids = sorted(exercises)
+    rows = [[*CANVAS_STUDENT_COLUMNS, *ids, TOTAL_COLUMN]]
+    if points_possible:
+        rows.append([POINTS_POSSIBLE, "", "", "", "", *(_csv_number(exercises[e]) for e in ids),
+                     _csv_number(sum(exercises.values()))])
+    for sid in sorted(results_by_student):
+        results = results_by_student[sid]
+        by_id = {ex["id"]: ex for ex in results["exercises"]}
+        scores = [_csv_score(by_id.get(e)) for e in ids]
+        rows.append([sid, "", sid, sid, "", *scores, _csv_number(results["score"])])
+    return rows
+
+
+def write_grades_csv(results_by_student: dict[str, dict[str, Any]], path: Path, *,
+                     points_possible: bool = False) -> Path:
+    """Write one row per student (sorted by id): the id, one score per exercise
+    (columns named by exercise id, sorted), and the total; returns ``path``.
+
+    The layout is Canvas's gradebook import format, which Moodle also reads:
+
+    - Canvas needs the leading columns ``Student, ID, SIS User ID, SIS Login ID,
+      Section`` and matches a row to a student by ``ID`` (Canvas's own user id,
+      which torchdrill does not know, so it is left empty), then ``SIS User ID``,
+      then ``SIS Login ID``, then the name in ``Student``. The student id (the
+      submission's name) is written in all three, so it matches whichever one the
+      course uses. The total is ``Final Points``, a column Canvas ignores on import
+      (it computes its own); every other column becomes or updates an assignment
+      named by exercise id.
+    - Moodle's "Import grades from CSV" lets the instructor map any one column to
+      username, ID number or email address (map ``SIS Login ID`` to username, say)
+      and each score column to a grade item, ignoring the rest.
+
+    Scores are in points, at most 4 decimals, no float noise (``6.6667``, ``10``).
+    An exercise pending on this machine (not run here) or absent from a student's
+    results is left empty: no grade, not a zero. A stub (not attempted) is ``0``.
+
+    ``points_possible`` adds Canvas's optional second row ``Points Possible`` (each
+    exercise's points), which sets the maximum of assignments the import creates.
+    It is off by default: Moodle would take that row for a student it cannot find
+    and abort the whole import.
+
+    UTF-8 without a byte-order mark, comma separated, quoted where needed (RFC
+    4180); written atomically."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(
+        grades_rows(results_by_student, points_possible=points_possible))
+    write_atomically(path, buf.getvalue(), newline="")
+    return path
+
+
+def _csv_score(ex: dict[str, Any] | None) -> str:
+    if ex is None or ex["status"] == NOT_RUN:
+        return ""
+    return _csv_number(ex["score"])
+
+
+def _csv_number(x: float) -> str:
+    return present.number(x, 4)
+
+
+# A student id becomes a file name: the rule grader.core.students gives student ids
+# (ASCII letters, digits and ``. _ - @ +``, starting with a letter or digit, at most
+# 100 characters), so no path separator, no hidden file, no command-line option;
+# and none of the names Windows reserves (``CON.json`` cannot be made there).
+
+
+def check_file_id(student_id: str) -> str:
+    """``student_id`` if it is safe as a file name everywhere, else ExportError."""
+    problem = student_id_problem(student_id) if isinstance(student_id, str) else "not a string"
+    if problem:
+        raise ExportError(f"student id {student_id!r} is not a safe file name: {problem}")
+    return student_id
+
+
+def write_gradescope_class(results_by_student: dict[str, dict[str, Any]], out: Path) -> list[Path]:
+    """Write ``out/gradescope/<ID>.json`` (Gradescope's results, as ``gradescope``
+    makes them) for every student, sorted by id; returns the paths.
+
+    Every id is checked before anything is written: an id that is no safe file
+    name, or two ids that differ only in case (one file on macOS and Windows),
+    stop the export with an ExportError naming them."""
+    ids = sorted(results_by_student)
+    folded: dict[str, str] = {}
+    for sid in ids:
+        try:
+            check_file_id(sid)
+        except ExportError as exc:
+            raise ExportError(f"cannot write {GRADESCOPE_DIR}/<ID>.json for {sid!r}: {exc}") from None
+        other = folded.setdefault(sid.casefold(), sid)
+        if other != sid:
+            raise ExportError(f"cannot write {GRADESCOPE_DIR}/<ID>.json: student ids {other!r} and "
+                              f"{sid!r} differ only in case, and would share one file on a "
+                              "case-insensitive file system")
+    paths = []
+    for sid in ids:
+        path = out / GRADESCOPE_DIR / f"{sid}.json"
+        write_atomically(path, json.dumps(gradescope(results_by_student[sid]), indent=1) + "\n")
+        paths.append(path)
+    return paths
+
+
+# ------------------------------------------------------------------ helpers
+
+def _xml(text: str) -> str:
+    """Text XML 1.0 can carry (submission output may hold any control character)."""
+    return present.printable(text)
+
+
+def _truncate(text: str, limit: int = MAX_OUTPUT) -> str:
+    return text if len(text) <= limit else text[: limit - 20] + "\n... (truncated)"

@@ -1,0 +1,137 @@
+"""The student report: ``DIR/index.html``, rendered from ``results.json`` alone.
+
+The template lives in one place, ``report_templates/student.html.j2`` at the
+course root (the folder holding ``tests/``, found like ``grader.cli.find_course``
+finds it), so a course can restyle its report without touching the engine.
+
+Autoescaping is on for the whole template and the few filters that build markup
+(``values_html``) escape every piece themselves: anything a submission returned
+or printed reaches the page as text. The page also carries a Content Security
+Policy that forbids scripts, so even a missed escape could not run one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup, escape
+
+from grader.reports import present
+from grader.core.files import write_atomically
+
+TEMPLATES_DIR = "report_templates"
+STUDENT_TEMPLATE = "student.html.j2"
+REPORT_NAME = "index.html"
+
+
+class ReportError(Exception):
+    """The report cannot be made (no template, unreadable results); one clear sentence."""
+
+
+def templates_dir(course: Path) -> Path:
+    """``course/report_templates``, checked to hold the student template."""
+    folder = course / TEMPLATES_DIR
+    if not (folder / STUDENT_TEMPLATE).is_file():
+        raise ReportError(f"no report template at {folder / STUDENT_TEMPLATE}: the course folder "
+                          f"{course} needs {TEMPLATES_DIR}/{STUDENT_TEMPLATE} (run inside the "
+                          "torchdrill checkout, or pass --course DIR)")
+    return folder
+
+
+def environment(folder: Path) -> jinja2.Environment:
+    """A jinja2 environment over ``folder`` with autoescaping always on."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,  # every template, whatever its file name
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    env.filters.update({
+        "label": present.label,
+        "number": present.number,
+        "percent": present.percent,
+        "property_title": present.property_title,
+        "first_line": present.first_line,
+        "call_text": present.call_text,
+        "value_text": present.value_text,
+        "tensor_summary": present.tensor_summary,
+        "values_html": values_html,
+        "when": when,
+        "css_id": css_id,
+        "shape_text": shape_text,
+    })
+    env.globals.update({
+        "score_text": present.score_text,
+        "sorted_tests": present.sorted_tests,
+        "property_points": present.property_points,
+        "split_traceback": present.split_traceback,
+        "not_run_here": present.not_run_here,
+        "status_counts": present.status_counts,
+        "captured_output": present.captured_output,
+        "call_tensors": present.call_tensors,
+        "tensors_in": present.tensors_in,
+        "diff_lines": present.diff_lines,
+        "differing_field": present.differing_field,
+        "marked_indices": present.marked_indices,
+        "is_tensor": present.is_tensor,
+        "PROBLEMS": present.PROBLEMS,
+    })
+    return env
+
+
+def render_html(results: dict[str, Any], course: Path) -> str:
+    """The student report for ``results`` as one self-contained HTML page."""
+    template = environment(templates_dir(course)).get_template(STUDENT_TEMPLATE)
+    return template.render(results=results, submission_file=submission_file)
+
+
+def write_report(results: dict[str, Any], out: Path, course: Path) -> Path:
+    """Render and write ``out/index.html`` atomically; returns its path."""
+    return write_atomically(out / REPORT_NAME, render_html(results, course))
+
+
+# ------------------------------------------------------------------ filters
+
+def values_html(tensor: dict[str, Any], marked: set[tuple[int, ...]] | None = None) -> Markup:
+    """A described tensor's values, laid out like torch prints them, with the
+    elements at ``marked`` indices wrapped in ``<mark>``. Every piece is escaped."""
+    if isinstance(tensor.get("values"), str) and tensor["values"] != "...":
+        return escape(tensor["values"])
+    out = []
+    for text, hit in present.value_cells(tensor.get("values"), tensor.get("shape"), marked):
+        out.append(Markup("<mark>{}</mark>").format(text) if hit else escape(text))
+    return Markup("").join(out)
+
+
+def when(iso: str | None) -> str:
+    """``2026-11-22T18:58:37+00:00`` -> ``2026-11-22 18:58 UTC``."""
+    if not iso:
+        return "unknown"
+    try:
+        stamp = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    zone = "UTC" if stamp.utcoffset() is not None and not stamp.utcoffset() else stamp.strftime("%z")
+    return f"{stamp:%Y-%m-%d %H:%M} {zone}".strip()
+
+
+def css_id(*parts: str) -> str:
+    """A stable fragment id from exercise and test names (``ex-tensors-one_hot``)."""
+    text = "-".join(parts)
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in text)
+
+
+def shape_text(shape: list[int] | None) -> str:
+    """``[2]`` -> ``(2,)``, as Python and torch write a shape."""
+    return str(tuple(shape or ()))
+
+
+def submission_file(results: dict[str, Any], exercise_id: str) -> str:
+    """Where the learner edits this exercise: ``<submission>/<exercise id>.py``."""
+    root = results.get("submission") or ""
+    if not root or (" " in root and root.endswith(")")):  # "exercises (default)"
+        root = "exercises"
+    return f"{root.rstrip('/')}/{exercise_id}.py"

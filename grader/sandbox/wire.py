@@ -1,0 +1,601 @@
+"""Plain data across the trust boundary: a JSON header plus raw tensor bytes.
+
+What a sandboxed worker sends back is never unpickled. A message is a JSON
+header and one byte payload; every tensor in it is described in the header
+(dtype from an allowlist, shape, strides, byte count) and its bytes are a slice
+of the payload. The receiver checks all of it and rebuilds exact ``torch.Tensor``
+objects itself, so a tensor subclass, an object with a lying ``__eq__`` or a
+patched ``torch.allclose`` on the worker's side cannot reach the comparison.
+
+Values travel as a tree of JSON scalars, lists and tags (``{"tuple": [...]}``,
+``{"dict": [[k, v], ...]}``...). Tensors, ``torch.nn`` modules and ``torch.optim``
+optimizers live in an *object table* and the tree refers to them by index
+(``{"obj": i}``), so identity survives the trip: a parameter shared by a module
+and its optimizer is one object on both sides, and a student who returns the
+tensor they were given returns the grader's own tensor.
+
+Mutation travels back too. The worker answers with the table's state after the
+call (only what changed, judged by torch's version counters), and the grader
+writes it into its own objects in place: a gradient-averaging drill that fills
+``p.grad``, or a GAN step that moves two models and two optimizers, behaves as
+it does in-process.
+
+Anything else a student returns (a numpy array, an ``int`` subclass, a custom
+module) comes back as an ``Opaque`` stand-in that equals nothing, so the test
+fails it as a wrong type, as it would in-process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import socket
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from grader.contract.harness import BatchSizes
+
+MAGIC = b"TDW1"
+_PREFIX = struct.Struct("!4sIQ")  # magic, header bytes, payload bytes
+MAX_HEADER_BYTES = 16 * 2**20
+MAX_PAYLOAD_BYTES = 256 * 2**20  # a drill's tensors are tiny; this refuses a 1 GiB answer
+MAX_DIMS = 16
+MAX_DEPTH = 64
+_ALIGN = 64
+
+DTYPES: dict[str, torch.dtype] = {
+    name: getattr(torch, name) for name in (
+        "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+        "float32", "float64", "complex64", "complex128")
+}
+_DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
+_MODULE_INTERNALS = frozenset(vars(torch.nn.Module()))
+
+
+class WireError(Exception):
+    """A message breaks the contract (bad tensor description, oversize, unknown tag)."""
+
+
+class Opaque:
+    """Stands for a value that cannot cross the boundary; equal to nothing but itself."""
+
+    def __init__(self, type_name: str, text: str):
+        self.type_name = type_name
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} {self.text}>"
+
+
+# ---------------------------------------------------------------- framing
+
+def send(sock: socket.socket, header: dict[str, Any], buffers: Sequence[memoryview] = ()) -> None:
+    """Write one message: prefix, JSON header, payload (buffers padded to 64 bytes).
+
+    One ``sendmsg`` for the lot where the socket takes it: the reader then wakes once
+    per message, not once per part (a third of a small call's round trip).
+    """
+    head = json.dumps(header, separators=(",", ":")).encode()
+    parts: list[memoryview | bytes] = []
+    size = 0
+    for buf in buffers:
+        pad = -size % _ALIGN
+        if pad:
+            parts.append(bytes(pad))
+            size += pad
+        parts.append(buf)
+        size += buf.nbytes
+    parts.insert(0, _PREFIX.pack(MAGIC, len(head), size) + head)
+    total = sum(memoryview(p).nbytes for p in parts)
+    sent = sock.sendmsg(parts)
+    if sent < total:  # a big payload: the rest the slow way
+        rest = b"".join(bytes(p) for p in parts)[sent:]
+        sock.sendall(rest)
+
+
+def receive(sock: socket.socket, max_payload: int = MAX_PAYLOAD_BYTES) -> tuple[dict[str, Any], memoryview]:
+    """Read one message; raise ``WireError`` for anything malformed or oversize,
+    ``EOFError`` if the other side closed the connection."""
+    magic, head_len, payload_len = _PREFIX.unpack(_read_exact(sock, _PREFIX.size))
+    if magic != MAGIC:
+        raise WireError("the message does not start with the protocol's magic bytes")
+    if head_len > MAX_HEADER_BYTES:
+        raise WireError(f"the answer's header is {head_len} bytes (limit {MAX_HEADER_BYTES})")
+    if payload_len > max_payload:
+        raise WireError(f"the answer holds {payload_len / 2**20:.0f} MiB of tensor data "
+                        f"(limit {max_payload / 2**20:.0f} MiB)")
+    body = memoryview(_read_exact(sock, head_len + payload_len))
+    try:
+        header = json.loads(body[:head_len].tobytes())
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"the header is not JSON: {exc}") from None
+    if not isinstance(header, dict):
+        raise WireError("the header is not a JSON object")
+    return header, body[head_len:]
+
+
+def _read_exact(sock: socket.socket, n: int) -> bytearray:
+    data = bytearray(n)
+    view = memoryview(data)
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if k == 0:
+            raise EOFError("the other side closed the connection")
+        got += k
+    return data
+
+
+# ---------------------------------------------------------------- encoding
+
+class Encoder:
+    """Turns values into a JSON tree, an object table and byte buffers."""
+
+    def __init__(self, *, strict: bool = True, known: Sequence[Any] = (),
+                 unchanged: Sequence[bool] = ()):
+        """``strict``: raise ``TypeError`` for values that cannot cross (the grader's
+        side: a test passed something the contract does not cover); otherwise
+        encode them as opaque. ``known``: objects already in the other side's table,
+        in its order (the worker answers about the objects it was sent); those
+        flagged in ``unchanged`` are sent as ``{"k": "same"}``, without their bytes."""
+        self.strict = strict
+        self.objects: list[dict[str, Any] | None] = [None] * len(known)
+        self.buffers: list[memoryview] = []
+        self.payload_bytes = 0
+        self._index: dict[int, int] = {id(obj): i for i, obj in enumerate(known)}
+        self._unchanged = list(unchanged) + [False] * (len(known) - len(unchanged))
+        self.table: list[Any] = list(known)  # in table order; holding them keeps ids unique
+
+    def value(self, v: Any, depth: int = 0) -> Any:
+        if depth > MAX_DEPTH:
+            return self._opaque(v, "nested too deeply")
+        t = type(v)
+        if v is None or t in (bool, int, str):
+            return v
+        if t is float:
+            return v if math.isfinite(v) else {"float": repr(v)}
+        if t is list:
+            return [self.value(x, depth + 1) for x in v]
+        if t is tuple:
+            return {"tuple": [self.value(x, depth + 1) for x in v]}
+        if t is dict:
+            return {"dict": [[self.value(k, depth + 1), self.value(x, depth + 1)] for k, x in v.items()]}
+        if t is torch.Size:
+            return {"size": [int(x) for x in v]}
+        if t is torch.dtype:
+            return {"dtype": _DTYPE_NAMES.get(v) or self._opaque(v, "dtype")}
+        if t is torch.device:
+            return {"device": str(v)}
+        if t in (torch.Tensor, torch.nn.Parameter) or _is_torch_class(v, torch.nn.Module, "torch.nn.") \
+                or _is_torch_class(v, torch.optim.Optimizer, "torch.optim."):
+            try:
+                return {"obj": self.ref(v)}
+            except WireError:
+                raise
+            except Exception as exc:
+                if self.strict:
+                    raise
+                return self._opaque(v, f"cannot cross the grading boundary ({exc})")
+        return self._opaque(v, "cannot cross the grading boundary")
+
+    def ref(self, obj: Any) -> int:
+        """Index of ``obj`` in the object table, encoding it on first sight."""
+        i = self._index.get(id(obj))
+        if i is not None:
+            if self.objects[i] is None:  # a known object: say what it holds now
+                self.objects[i] = {"k": "same"}
+                if not self._unchanged[i]:
+                    self.objects[i] = self._state(obj)
+            return i
+        i = len(self.objects)
+        self._index[id(obj)] = i
+        self.table.append(obj)
+        self.objects.append({"k": "pending"})
+        self.objects[i] = self._state(obj)
+        return i
+
+    def _state(self, obj: Any) -> dict[str, Any]:
+        if isinstance(obj, torch.Tensor):
+            return self._tensor(obj)
+        if isinstance(obj, torch.nn.Module):
+            return self._module(obj)
+        return self._optimizer(obj)
+
+    def _tensor(self, t: torch.Tensor) -> dict[str, Any]:
+        data = t.detach()
+        if data.is_conj() or data.is_neg():
+            data = data.resolve_conj().resolve_neg()
+        if data.device.type != "cpu":
+            data = data.cpu()
+        shape, stride = list(data.shape), list(data.stride())
+        span = _span(shape, stride)
+        out: dict[str, Any] = {
+            "k": "tensor", "dtype": _DTYPE_NAMES.get(t.dtype), "shape": shape, "stride": stride,
+            "device": t.device.type, "rg": bool(t.requires_grad),
+            "param": type(t) is torch.nn.Parameter, "nbytes": span * data.element_size(),
+        }
+        if out["dtype"] is None:
+            raise TypeError(f"a {t.dtype} tensor cannot cross the grading boundary")
+        self.payload_bytes += out["nbytes"]
+        if self.payload_bytes > MAX_PAYLOAD_BYTES:  # refused before a byte is copied
+            raise WireError(f"the answer would hold {self.payload_bytes / 2**20:.0f} MiB of tensor "
+                            f"data (limit {MAX_PAYLOAD_BYTES / 2**20:.0f} MiB)")
+        if span:
+            flat = torch.as_strided(data, (span,), (1,), data.storage_offset()).contiguous()
+            self.buffers.append(memoryview(flat.view(torch.uint8).numpy()))
+            out["buf"] = len(self.buffers) - 1
+        if t.is_leaf and t.grad is not None:
+            out["grad"] = self.value(t.grad)
+        return out
+
+    def _module(self, m: torch.nn.Module) -> dict[str, Any]:
+        attrs = [[k, self.value(v)] for k, v in vars(m).items()
+                 if k not in _MODULE_INTERNALS and _plain(v)]
+        recorders = []
+        for hook in m._forward_pre_hooks.values():
+            if type(hook) is BatchSizes:
+                recorders.append([int(x) for x in hook.sizes])
+            elif self.strict:
+                raise TypeError(f"a forward pre-hook ({hook!r}) on a {type(m).__name__} cannot cross "
+                                "the grading boundary; record with grader.contract.harness.BatchSizes")
+        if self.strict and (m._forward_hooks or m._backward_hooks):
+            raise TypeError(f"hooks on a {type(m).__name__} cannot cross the grading boundary")
+        return {
+            "k": "module", "cls": _class_path(type(m)), "training": bool(m.training), "attrs": attrs,
+            "recorders": recorders,
+            "params": [[k, None if p is None else self.ref(p)] for k, p in m._parameters.items()],
+            "buffers": [[k, None if b is None else self.ref(b)] for k, b in m._buffers.items()],
+            "children": [[k, None if c is None else self.value(c)] for k, c in m._modules.items()],
+        }
+
+    def _optimizer(self, opt: torch.optim.Optimizer) -> dict[str, Any]:
+        groups = []
+        for group in opt.param_groups:
+            groups.append({"params": [self.ref(p) for p in group["params"]],
+                           "options": self.value({k: v for k, v in group.items() if k != "params"})})
+        return {"k": "optim", "cls": _class_path(type(opt)), "defaults": self.value(dict(opt.defaults)),
+                "groups": groups,
+                "state": [[self.ref(p), self.value(dict(s))] for p, s in opt.state.items()]}
+
+    def _opaque(self, v: Any, why: str) -> dict[str, Any]:
+        name = f"{type(v).__module__}.{type(v).__qualname__}"
+        if self.strict:
+            raise TypeError(f"a {name} {why}")
+        try:
+            text = repr(v)[:200]
+        except Exception:  # noqa: BLE001 - a student's __repr__ may raise
+            text = "(its repr raised)"
+        return {"opaque": name, "text": text}
+
+
+def _is_torch_class(v: Any, base: type, prefix: str) -> bool:
+    return isinstance(v, base) and type(v).__module__.startswith(prefix)
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    if v is None or type(v) in (bool, int, float, str):
+        return True
+    if type(v) in (tuple, list) and depth < 4:
+        return all(_plain(x, depth + 1) for x in v)
+    return False
+
+
+def _class_path(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _span(shape: Sequence[int], stride: Sequence[int]) -> int:
+    """Storage elements a strided tensor touches (0 when it is empty)."""
+    if 0 in shape:
+        return 0
+    span = 1
+    for size, step in zip(shape, stride):
+        span += (size - 1) * step
+    return span
+
+
+# ---------------------------------------------------------------- decoding
+
+@dataclass
+class Decoded:
+    """A decoded message's value tree and its object table, in table order."""
+
+    objects: list[Any]
+
+
+class Decoder:
+    """Rebuilds values from a header and payload, checking every tensor.
+
+    ``known`` are this side's objects for the first table entries (the ones it
+    sent): an entry that says ``{"k": "same"}`` resolves to the object itself, and
+    any other entry is written into it (``write_back``) instead of making a new one.
+    ``device`` moves rebuilt tensors to the device they came from, if it exists here.
+    """
+
+    def __init__(self, objects: Sequence[Any], payload: bytearray | memoryview, *, known: Sequence[Any] = (),
+                 write_back: Callable[[Any, Any], None] | None = None):
+        if not isinstance(objects, list):
+            raise WireError("the object table is not a list")
+        self._entries = objects
+        self._payload = payload
+        self._buffer_offsets = _offsets(payload, objects)
+        self._known = list(known)
+        self._write_back = write_back
+        self.objects: list[Any] = [_UNBUILT] * len(objects)
+
+    def all_objects(self) -> list[Any]:
+        for i in range(len(self._entries)):
+            self.obj(i)
+        return self.objects
+
+    def value(self, node: Any, depth: int = 0) -> Any:
+        if depth > MAX_DEPTH:
+            raise WireError("the value is nested too deeply")
+        if node is None or type(node) in (bool, int, float, str):
+            return node
+        if type(node) is list:
+            return [self.value(x, depth + 1) for x in node]
+        if type(node) is not dict or (len(node) != 1 and "opaque" not in node):
+            raise WireError(f"unexpected value node {str(node)[:80]}")
+        (tag, body), *_ = node.items()
+        if tag == "tuple":
+            return tuple(self.value(x, depth + 1) for x in _list(body))
+        if tag == "dict":
+            out = {}
+            for pair in _list(body):
+                if type(pair) is not list or len(pair) != 2:
+                    raise WireError("a dict entry is not a [key, value] pair")
+                key = self.value(pair[0], depth + 1)
+                try:
+                    out[key] = self.value(pair[1], depth + 1)
+                except TypeError:
+                    raise WireError("a dict key is not hashable") from None
+            return out
+        if tag == "float":
+            if body not in ("nan", "inf", "-inf"):
+                raise WireError(f"bad float {body!r}")
+            return float(body)
+        if tag == "size":
+            return torch.Size([_int(x) for x in _list(body)])
+        if tag == "dtype":
+            if body not in DTYPES:
+                raise WireError(f"dtype {body!r} is not allowed")
+            return DTYPES[body]
+        if tag == "device":
+            if not isinstance(body, str) or body.split(":")[0] not in ("cpu", "cuda"):
+                raise WireError(f"device {body!r} is not allowed")
+            return torch.device(body)
+        if tag == "obj":
+            return self.obj(_int(body))
+        if tag == "opaque":
+            return Opaque(str(node.get("opaque"))[:200], str(node.get("text", ""))[:200])
+        raise WireError(f"unknown tag {tag!r}")
+
+    def obj(self, i: int) -> Any:
+        if not 0 <= i < len(self._entries):
+            raise WireError(f"object {i} is not in the table")
+        built = self.objects[i]
+        if built is _BUILDING:
+            raise WireError(f"object {i} refers to itself")
+        if built is not _UNBUILT:
+            return built
+        self.objects[i] = _BUILDING
+        entry = self._entries[i]
+        if type(entry) is not dict:
+            raise WireError(f"object {i} is not described")
+        known = self._known[i] if i < len(self._known) else None
+        if entry.get("k") == "same":
+            if known is None:
+                raise WireError(f"object {i} says 'same' but was never sent")
+            self.objects[i] = known
+            return known
+        if entry.get("k") == "tensor":
+            new = self._tensor(entry)
+        elif entry.get("k") == "module":
+            new = self._module(entry, i)
+        elif entry.get("k") == "optim":
+            new = self._optimizer(entry)
+        else:
+            raise WireError(f"object {i} has unknown kind {entry.get('k')!r}")
+        if known is not None and self._write_back is not None:
+            self._write_back(known, new)
+            new = known
+        self.objects[i] = new
+        return new
+
+    def _tensor(self, e: dict[str, Any]) -> torch.Tensor:
+        dtype = DTYPES.get(e.get("dtype"))  # type: ignore[arg-type]
+        if dtype is None:
+            raise WireError(f"tensor dtype {e.get('dtype')!r} is not allowed")
+        shape, stride = [_int(x) for x in _list(e.get("shape"))], [_int(x) for x in _list(e.get("stride"))]
+        if len(shape) > MAX_DIMS or len(stride) != len(shape) or min(shape + stride, default=0) < 0:
+            raise WireError(f"bad tensor shape {shape} / strides {stride}")
+        span = _span(shape, stride)
+        itemsize = dtype.itemsize
+        nbytes = _int(e.get("nbytes"))
+        if nbytes != span * itemsize:
+            raise WireError(f"tensor of shape {shape}, strides {stride}: {nbytes} bytes "
+                            f"announced, {span * itemsize} needed")
+        if nbytes > MAX_PAYLOAD_BYTES:
+            raise WireError(f"a tensor of {nbytes / 2**20:.0f} MiB is over the limit")
+        if span == 0:
+            t = torch.empty_strided(shape, stride, dtype=dtype)
+        else:
+            start = self._buffer_offsets.get(_int(e.get("buf")))
+            if start is None or start + nbytes > len(self._payload):
+                raise WireError("a tensor's bytes are not in the payload")
+            flat = torch.frombuffer(self._payload, dtype=dtype, count=span, offset=start)
+            t = torch.empty(0, dtype=dtype).set_(flat.untyped_storage(), 0, shape, stride)
+        if e.get("device") == "cuda" and torch.cuda.is_available():
+            t = t.cuda()
+        if e.get("param"):
+            t = torch.nn.Parameter(t, requires_grad=bool(e.get("rg")))
+        elif e.get("rg") and (dtype.is_floating_point or dtype.is_complex):
+            t.requires_grad_(True)
+        if "grad" in e:
+            grad = self.value(e["grad"])
+            if not isinstance(grad, torch.Tensor) or grad.shape != t.shape or grad.dtype != t.dtype:
+                raise WireError("a gradient does not match its tensor's shape and dtype")
+            t.grad = grad
+        return t
+
+    def _module(self, e: dict[str, Any], i: int) -> torch.nn.Module:
+        cls = _allowed_class(e.get("cls"), torch.nn.Module, "torch.nn.")
+        m = cls.__new__(cls)
+        torch.nn.Module.__init__(m)
+        for name, node in _pairs(e.get("attrs")):
+            if name.startswith("__") or name in _MODULE_INTERNALS:
+                raise WireError(f"module attribute {name!r} is not allowed")
+            m.__dict__[name] = self.value(node)
+        m.training = bool(e.get("training"))
+        for sizes in _list(e.get("recorders", [])):
+            m.register_forward_pre_hook(BatchSizes([_int(x) for x in _list(sizes)]))
+        for name, ref in _pairs(e.get("params")):
+            p = None if ref is None else self.obj(_int(ref))
+            if p is not None and type(p) is not torch.nn.Parameter:
+                raise WireError(f"module parameter {name!r} is not a Parameter")
+            m._parameters[name] = p
+        for name, ref in _pairs(e.get("buffers")):
+            b = None if ref is None else self.obj(_int(ref))
+            if b is not None and not isinstance(b, torch.Tensor):
+                raise WireError(f"module buffer {name!r} is not a tensor")
+            m._buffers[name] = b
+        for name, node in _pairs(e.get("children")):
+            child = self.value(node)
+            if child is not None and not isinstance(child, torch.nn.Module):
+                raise WireError(f"module child {name!r} is not a module")
+            m._modules[name] = child
+        return m
+
+    def _optimizer(self, e: dict[str, Any]) -> torch.optim.Optimizer:
+        cls = _allowed_class(e.get("cls"), torch.optim.Optimizer, "torch.optim.")
+        defaults = self.value(e.get("defaults"))
+        groups = []
+        for group in _list(e.get("groups")):
+            if type(group) is not dict:
+                raise WireError("an optimizer group is not an object")
+            options = self.value(group.get("options"))
+            if type(options) is not dict or type(defaults) is not dict:
+                raise WireError("optimizer options are not a dict")
+            params = [self.obj(_int(r)) for r in _list(group.get("params"))]
+            groups.append({**options, "params": params})
+        opt = cls.__new__(cls)
+        torch.optim.Optimizer.__init__(opt, groups, defaults)
+        for ref, node in _list_of_pairs(e.get("state")):
+            state = self.value(node)
+            if type(state) is not dict:
+                raise WireError("an optimizer state is not a dict")
+            opt.state[self.obj(_int(ref))] = state
+        return opt
+
+
+_UNBUILT, _BUILDING = object(), object()
+
+
+def _offsets(payload: bytearray | memoryview, objects: list[Any]) -> dict[int, int]:
+    """Payload offset of every buffer, in order, as ``send`` laid them out. Every
+    tensor is an entry of the object table (gradients refer to theirs by index)."""
+    sizes: dict[int, int] = {}
+    for entry in objects:
+        if type(entry) is dict and entry.get("k") == "tensor" and "buf" in entry:
+            sizes[_int(entry["buf"])] = _int(entry.get("nbytes"))
+    offsets, pos = {}, 0
+    for index in range(len(sizes)):
+        if index not in sizes:
+            raise WireError("tensor buffers are not numbered 0..n-1")
+        pos += -pos % _ALIGN
+        offsets[index] = pos
+        pos += sizes[index]
+    if pos != len(payload):
+        raise WireError(f"the payload holds {len(payload)} bytes, the tensors describe {pos}")
+    return offsets
+
+
+def _allowed_class(path: Any, base: type, prefix: str) -> type:
+    if not isinstance(path, str) or ":" not in path:
+        raise WireError(f"bad class name {str(path)[:80]!r}")
+    module_name, qualname = path.split(":", 1)
+    if not module_name.startswith(prefix):
+        raise WireError(f"class {path} is not from {prefix.rstrip('.')}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise WireError(f"unknown class {path}") from None
+    if not (isinstance(obj, type) and issubclass(obj, base)):
+        raise WireError(f"{path} is not a {base.__name__}")
+    return obj
+
+
+def _int(x: Any) -> int:
+    if type(x) is not int:
+        raise WireError(f"expected an integer, got {str(x)[:40]!r}")
+    return x
+
+
+def _list(x: Any) -> list[Any]:
+    if type(x) is not list:
+        raise WireError(f"expected a list, got {str(x)[:40]!r}")
+    return x
+
+
+def _list_of_pairs(x: Any) -> list[tuple[Any, Any]]:
+    out = []
+    for pair in _list(x):
+        if type(pair) is not list or len(pair) != 2:
+            raise WireError("expected [key, value] pairs")
+        out.append((pair[0], pair[1]))
+    return out
+
+
+def _pairs(x: Any) -> list[tuple[str, Any]]:
+    out = []
+    for name, v in _list_of_pairs(x):
+        if type(name) is not str:
+            raise WireError("expected a name")
+        out.append((name, v))
+    return out
+
+
+# ---------------------------------------------------------------- write-back
+
+def write_back(original: Any, new: Any) -> None:
+    """Make the grader's ``original`` hold what the worker's copy ``new`` holds."""
+    if isinstance(original, torch.Tensor):
+        if not isinstance(new, torch.Tensor):
+            raise WireError("a tensor came back as something else")
+        with torch.no_grad():
+            try:
+                if new.shape != original.shape or new.dtype != original.dtype:
+                    raise RuntimeError("reshaped")
+                original.copy_(new)
+            except RuntimeError:  # reshaped, or an expanded tensor copy_ cannot write
+                original.data = new.to(original.device)
+        if original.is_leaf:
+            original.grad = None if new.grad is None else new.grad.to(original.device)
+            if original.dtype.is_floating_point or original.dtype.is_complex:
+                original.requires_grad_(new.requires_grad)
+    elif isinstance(original, torch.nn.Module):
+        if not isinstance(new, torch.nn.Module):
+            raise WireError("a module came back as something else")
+        original.train(new.training)
+        old_hooks = [h for h in original._forward_pre_hooks.values() if type(h) is BatchSizes]
+        new_hooks = [h for h in new._forward_pre_hooks.values() if type(h) is BatchSizes]
+        for old, fresh in zip(old_hooks, new_hooks):
+            old.sizes[:] = fresh.sizes
+        for name, p in new._parameters.items():
+            if name in original._parameters and p is not original._parameters[name]:
+                original._parameters[name] = p  # the student replaced a parameter
+    elif isinstance(original, torch.optim.Optimizer):
+        if not isinstance(new, torch.optim.Optimizer) or len(new.param_groups) != len(original.param_groups):
+            raise WireError("an optimizer came back changed beyond recognition")
+        for old_group, new_group in zip(original.param_groups, new.param_groups):
+            old_group.update({k: v for k, v in new_group.items() if k != "params"})
+        original.state.clear()
+        original.state.update(new.state)

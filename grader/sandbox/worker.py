@@ -1,0 +1,325 @@
+"""The untrusted side of the trust boundary: a zygote and the workers it forks.
+
+``python -I -m grader.sandbox.worker`` starts the *zygote* (``grader.sandbox.remote`` does it, in a
+scrubbed environment, inside bubblewrap where available). The zygote imports
+torch and the confinement libraries once, then waits on its control socket
+(fd 0). It never holds the reference or the tests and never runs student code.
+For each request it forks a *worker*: a new session that confines itself
+(``grader.sandbox.confine``), redirects its stdout/stderr into capped captures, and
+serves requests on the socket the grader handed over:
+
+- ``call``: run one student function under the drill's guard;
+- ``backward``: send gradients back through the graph of an earlier call;
+- ``ranks`` / ``p2p``: the threaded rank harness, here, around the student's function;
+- ``gloo``: be one real gloo rank.
+
+Every answer is a ``grader.sandbox.wire`` message: plain data and raw tensor bytes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+import traceback
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from grader.contract import harness
+from grader.contract.call import guarded_call
+from grader.contract.forbid import Forbidden
+from grader.contract.impl import Implementation
+from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
+from grader.sandbox import confine, wire
+
+# Imported by the zygote, once, though torch would import them lazily: otherwise every
+# worker pays them again (measured: symbolic shapes with sympy, 0.35 s, on the first
+# backward of the gradient drills; torch._dynamo, 0.8 s, on the GAN's first optimizer step).
+WARM_IMPORTS = ("torch.fx.experimental.symbolic_shapes", "torch._dynamo", "torch.distributed")
+MAX_OUTPUT_BYTES = 64 * 1024  # student stdout/stderr kept per request
+KEPT_GRAPHS = 16  # calls whose autograd graph a later ``backward`` may use
+
+
+# ---------------------------------------------------------------- zygote
+
+def zygote(control: socket.socket) -> None:
+    """Fork one worker per request until the grader closes the control socket."""
+    for name in WARM_IMPORTS:
+        importlib.import_module(name)
+    confine.preload()
+    gc.freeze()  # what the zygote made stays shared with its workers, never copied
+    children: set[int] = set()
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
+        except OSError:
+            break
+        if not message:
+            break
+        _reap(children)
+        request = json.loads(message)
+        if request["op"] == "fork":
+            request["zygote"] = os.getpid()
+            pid = os.fork()
+            if pid == 0:  # the worker
+                control.close()
+                os.setsid()
+                code = 0
+                try:
+                    serve(socket.socket(fileno=fds[0]), request)
+                except BaseException:  # noqa: BLE001 - a worker never returns into the zygote loop
+                    code = 70
+                os._exit(code)
+            for fd in fds:
+                os.close(fd)
+            children.add(pid)
+            control.sendall(json.dumps({"pid": pid}).encode())
+        elif request["op"] == "kill":  # all first, then wait: their exits overlap
+            killed = []
+            for pid in (pid for pid in map(int, request["pids"]) if pid in children):
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except OSError as exc:  # gone already; or not ours to kill: say so, go on
+                    print(f"zygote: cannot kill worker {pid}: {exc}", file=sys.stderr, flush=True)
+            for pid in killed:
+                try:
+                    os.waitpid(pid, 0)
+                    children.discard(pid)
+                except OSError:
+                    pass
+            control.sendall(b'{"killed": true}')
+    for pid in children:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _reap(children: set[int]) -> None:
+    for pid in list(children):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            children.discard(pid)
+
+
+# ---------------------------------------------------------------- worker
+
+class _Captured:
+    """fd 1 or 2 redirected into an anonymous file, read back and emptied per request."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.file = os.memfd_create(f"captured-{fd}")
+        os.dup2(self.file, fd)
+
+    def take(self) -> str:
+        size = os.fstat(self.file).st_size
+        if not size:  # the usual case: one system call
+            return ""
+        os.lseek(self.file, 0, os.SEEK_SET)
+        data = os.read(self.file, min(size, MAX_OUTPUT_BYTES))
+        os.ftruncate(self.file, 0)
+        os.lseek(self.file, 0, os.SEEK_SET)
+        text = data.decode("utf-8", "replace")
+        if size > MAX_OUTPUT_BYTES:
+            text += f"\n... ({size - MAX_OUTPUT_BYTES} more bytes not kept)"
+        return text
+
+
+class Worker:
+    """Serves one exercise of one submission (or one gloo rank) on ``sock``."""
+
+    def __init__(self, sock: socket.socket, request: dict[str, Any]):
+        self.sock = sock
+        self.copy_root = Path(request["copy"])
+        self.shown_root = request["submission"]
+        self.impl = Implementation(self.copy_root, request["exercise"],
+                                   Forbidden(dict(request.get("forbid") or {})))
+        self.graphs: OrderedDict[int, tuple[list[torch.Tensor], list[torch.Tensor]]] = OrderedDict()
+        self.calls = 0
+        self.captured = (_Captured(1), _Captured(2))
+        self.cpu: int | bool | None = None  # the CPU followed; False: moving is refused here
+
+    def serve(self) -> None:
+        while True:
+            try:
+                header, payload = wire.receive(self.sock)
+            except EOFError:
+                return
+            self.cpu = follow_cpu(header.get("cpu"), self.cpu)
+            try:
+                answer, buffers = self.handle(header, payload)
+            except BaseException as exc:  # noqa: BLE001 - every outcome goes back as data
+                answer, buffers = {"raise": self._exception(exc)}, []
+            sys.stdout.flush()
+            sys.stderr.flush()
+            answer["stdout"], answer["stderr"] = (c.take() for c in self.captured)
+            try:
+                wire.send(self.sock, answer, buffers)
+            except wire.WireError as exc:
+                wire.send(self.sock, {"raise": self._exception(exc)})
+
+    def handle(self, header: dict[str, Any], payload: bytearray) -> tuple[dict[str, Any], list]:
+        decoder = wire.Decoder(header.get("objects", []), payload)
+        sent = decoder.all_objects()
+        versions = [_versions(o) for o in sent]
+        op = header["op"]
+        if op == "backward":
+            return self._backward(header, decoder)
+        if op == "call":
+            result = self.impl.invoke(header["name"], decoder.value(header["args"]),
+                                       decoder.value(header["kwargs"]))
+        elif op == "ranks":
+            run = self.impl.threaded_ranks(header["name"], decoder.value(header["rank_args"]),
+                                            header["collective"], [None] * len(header["rank_args"]))
+            result = {"results": run.results, "calls": run.calls}
+        elif op == "p2p":
+            run = self.impl.threaded_p2p_ranks(header["name"], decoder.value(header["rank_args"]),
+                                                [None] * len(header["rank_args"]))
+            result = {"results": run.results, "sent": [[list(m) for m in r] for r in run.sent]}
+        elif op == "gloo":
+            os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+            result = harness.gloo_rank_call(
+                self.impl.function(header["name"]), header["name"], self.impl.path,
+                self.impl.forbidden, decoder.value(header["args"]), header["rank"],
+                header["world"], header["init_file"], header["p2p"])
+        else:
+            raise wire.WireError(f"unknown request {op!r}")
+        return self._answer(result, sent, versions)
+
+    def _answer(self, result: Any, sent: list[Any], versions: list[Any]) -> tuple[dict[str, Any], list]:
+        encoder = wire.Encoder(strict=False, known=sent,
+                               unchanged=[_versions(o) == v for o, v in zip(sent, versions)])
+        node = encoder.value(result)
+        for obj in sent:  # what the call did to its arguments goes back too
+            encoder.ref(obj)
+        answer: dict[str, Any] = {"ok": node, "objects": encoder.objects}
+        outputs = [i for i, entry in enumerate(encoder.objects) if i >= len(sent)
+                   and entry.get("k") == "tensor" and entry.get("rg")]
+        inputs = [i for i, obj in enumerate(sent) if isinstance(obj, torch.Tensor) and obj.requires_grad]
+        if outputs and inputs:
+            self.calls += 1
+            self.graphs[self.calls] = ([encoder.table[i] for i in outputs], [sent[i] for i in inputs])
+            while len(self.graphs) > KEPT_GRAPHS:
+                self.graphs.popitem(last=False)
+            answer["graph"] = {"id": self.calls, "outputs": outputs, "inputs": inputs}
+        return answer, encoder.buffers
+
+    def _backward(self, header: dict[str, Any], decoder: wire.Decoder) -> tuple[dict[str, Any], list]:
+        graph = self.graphs.get(header["graph"])
+        if graph is None:
+            raise wire.WireError("backward through a call whose graph is no longer kept")
+        outputs, inputs = graph
+        grads = decoder.value(header["grads"])
+
+        def backward() -> Any:
+            return list(torch.autograd.grad(outputs, inputs, grads, allow_unused=True,
+                                            retain_graph=True))
+
+        result = guarded_call(backward, "the backward pass through your function",
+                              self.impl.path, self.impl.forbidden, (), {})
+        encoder = wire.Encoder(strict=False)
+        return {"ok": encoder.value(result), "objects": encoder.objects}, encoder.buffers
+
+    def _exception(self, exc: BaseException) -> dict[str, Any]:
+        """What a request raised, as data (``grader.sandbox.remote`` rebuilds it)."""
+        shown = self._shown
+        if isinstance(exc, NotAttempted):
+            return {"kind": "not_attempted", "message": shown(str(exc))}
+        if isinstance(exc, SubmissionError):
+            return {"kind": "submission_error", "message": shown(str(exc))}
+        if isinstance(exc, StudentError):
+            original = exc.original
+            return {"kind": "student_error", "function": exc.function,
+                    "types": [c.__name__ for c in type(original).__mro__],
+                    "message": shown(_safe_str(original)), "traceback": shown(exc.traceback_text)}
+        if isinstance(exc, AssertionError):
+            return {"kind": "assertion", "message": shown(_safe_str(exc))}
+        if isinstance(exc, wire.WireError):
+            return {"kind": "wire", "message": str(exc)}
+        return {"kind": "student_error", "function": "the worker",
+                "types": [c.__name__ for c in type(exc).__mro__], "message": shown(_safe_str(exc)),
+                "traceback": shown("".join(traceback.format_exception(exc))[-4000:])}
+
+    def _shown(self, text: str) -> str:
+        return text.replace(str(self.copy_root), self.shown_root)
+
+
+def follow_cpu(cpu: Any, current: int | bool | None) -> int | bool | None:
+    """Run on ``cpu``, the grader's CPU when it sent the request; return what is followed.
+
+    The grader waits while its worker runs and the worker waits while the grader
+    runs, so sharing one CPU costs no parallelism, and a wake-up on the CPU that
+    just went idle is the cheap kind: a small call's round trip measured 0.96 ms
+    across CPUs and 0.56 ms on one, on the 2-core development VM. The grader stays on
+    its CPU only while it waits (``grader.sandbox.remote``): when the scheduler moves it
+    between requests, the worker follows at the next one. Gloo ranks send no CPU
+    and stay free to run side by side.
+    """
+    if type(cpu) is not int or cpu == current or current is False:
+        return current
+    try:
+        os.sched_setaffinity(0, {cpu})
+    except OSError:  # a CPU outside this worker's set: stay where the scheduler puts it
+        return False
+    return cpu
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)[:4000]
+    except Exception:  # noqa: BLE001 - a student's exception may have a broken __str__
+        return f"({type(exc).__name__} whose message cannot be shown)"
+
+
+def _versions(obj: Any) -> Any:
+    """What says whether a sent tensor changed during the call."""
+    if isinstance(obj, torch.Tensor):
+        grad = obj.grad if obj.is_leaf else None
+        return (obj._version, obj.requires_grad, id(grad), None if grad is None else grad._version)
+    return object()  # modules and optimizers: always sent back
+
+
+def _die_with_zygote(zygote: int) -> None:
+    """SIGKILL this worker when the zygote goes (the grader restarts a dead zygote,
+    and nothing may outlive it). Set after the uid drop, which clears it."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != zygote:  # it went before we asked
+        os._exit(0)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def serve(sock: socket.socket, request: dict[str, Any]) -> None:
+    """The worker's life, in the forked child: confine, say hello, serve."""
+    plan = confine.Plan.from_json(request["plan"])
+    writable = [request["tmp"], *([request["shared"]] if request.get("shared") else [])]
+    applied = confine.confine_worker(plan, readable=[request["copy"]], writable=writable,
+                                     role=request.get("role", "worker"))
+    _die_with_zygote(request["zygote"])
+    os.chdir(request["tmp"])
+    torch.set_num_threads(1)
+    wire.send(sock, {"hello": True, "applied": applied})
+    Worker(sock, request).serve()
+
+
+def main() -> None:
+    control = socket.socket(fileno=0)
+    zygote(control)
+
+
+if __name__ == "__main__":
+    main()

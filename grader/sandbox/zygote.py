@@ -1,0 +1,163 @@
+"""The sandbox's zygote: a clean interpreter that imported torch once and forks workers.
+
+Kept apart from ``grader.sandbox.remote`` so it imports neither torch nor the grader's
+tests: ``torchdrill grade`` starts the zygote before the grader imports torch
+itself, and the two imports overlap. Started at pytest's session start instead,
+the first worker waited 2.3 s for it (the zygote's imports, ~2.3 s, the largest
+single cost of a sandboxed grading); started early, 0.3 s.
+
+One zygote per confinement plan and process (``zygote_for``), started on first use
+and kept until the process exits: ``grade-all``'s grading processes grade many
+submissions with one. What runs inside is ``grader.sandbox.worker``'s ``zygote``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Any
+
+from grader.sandbox import confine, launch
+
+START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself could not be set up (not the student's fault)."""
+
+
+class SandboxBroken(BaseException):
+    """The sandbox stopped working during grading, and not through the student's code
+    (a new zygote could not fork a worker): grading stops with the grader's error.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: hypothesis and a test's own
+    ``except Exception`` let it through, so it is never scored as a failed property.
+    """
+
+
+class Zygote:
+    """A clean interpreter that imported torch once and forks confined workers.
+
+    It holds no submission: every fork request names the submission copy and the
+    private tmp its worker may see, so one zygote serves every submission this
+    process grades (``grade-all`` grades many in one process; the zygote's start,
+    ~2.5 s of imports, is paid once). Its root folder, the only folder bubblewrap
+    binds read-write, holds one sub-folder per submission being graded.
+    """
+
+    def __init__(self, plan: confine.Plan):
+        self.plan = plan
+        self.tmp = Path(tempfile.mkdtemp(prefix="torchdrill-sandbox-"))
+        os.chmod(self.tmp, 0o755)
+        self._lock = threading.Lock()
+        self._broken = False  # an exchange was cut short: restart before the next
+        self.restarts = 0
+        self.generation = 0  # bumped by each restart: workers of older ones are gone
+        self._start()
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        argv = launch.command("sandbox.worker")
+        self._log = open(self.tmp / "zygote.log", "wb")
+        self.proc = subprocess.Popen(
+            confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs, stdout=self._log,
+            stderr=self._log, env=confine.scrubbed_env(), cwd=self.tmp, close_fds=True,
+            start_new_session=True)
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(START_TIMEOUT_S)
+
+    def exchange(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        """One request to the zygote and its reply. An exchange cut short (the test's
+        clock, Ctrl-C) leaves a reply in flight: the zygote is then restarted rather
+        than letting a late reply answer the next request."""
+        if self._broken:
+            self.restart()
+        with self._lock:
+            self._broken = True
+            try:
+                socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+                reply = self.control.recv(1 << 16)
+            except OSError as exc:
+                raise SandboxError(f"the sandbox's zygote is gone ({exc}); its log: "
+                                   f"{self.log()}") from None
+            if not reply:
+                raise SandboxError(f"the sandbox's zygote exited; its log: {self.log()}")
+            self._broken = False
+        return json.loads(reply)
+
+    def log(self) -> str:
+        try:
+            return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:].strip()
+        except OSError:
+            return "(none)"
+
+    def restart(self) -> None:
+        """A new zygote (the old one's workers die with it: PR_SET_PDEATHSIG)."""
+        self._stop(kill=True)
+        self.restarts += 1
+        self.generation += 1
+        self._broken = False
+        self._start()
+
+    def _stop(self, kill: bool) -> None:
+        self.control.close()  # the zygote exits when its control socket closes
+        try:
+            if kill:
+                self.proc.kill()
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+    def close(self) -> None:
+        self._stop(kill=False)
+        if os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
+            shutil.copy(self.tmp / "zygote.log", os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+_zygotes: dict[str, Zygote] = {}
+
+
+def zygote_for(plan: confine.Plan) -> Zygote:
+    """This process's zygote for ``plan``, started on first use; it serves every
+    submission graded here until the process exits."""
+    key = json.dumps(plan.to_json(), sort_keys=True)
+    zygote = _zygotes.get(key)
+    if zygote is None or zygote.proc.poll() is not None:
+        if zygote is not None:
+            zygote.restart()
+        else:
+            zygote = _zygotes[key] = Zygote(plan)
+    return zygote
+
+
+def start_early(isolation: str, off: Collection[str] = ()) -> None:
+    """Start the zygote a grading with ``isolation`` will ask for, now. A zygote that
+    cannot start is left for the grading to report, where the plugin asks again."""
+    if isolation == "none":
+        return
+    try:
+        zygote_for(confine.plan(isolation, off))
+    except (SandboxError, OSError, ValueError):
+        pass
+
+
+def close_zygotes() -> None:
+    """Stop this process's zygotes (at exit; their workers die with them)."""
+    while _zygotes:
+        _, zygote = _zygotes.popitem()
+        zygote.close()
+
+
+atexit.register(close_zygotes)
