@@ -21,6 +21,7 @@ import argparse
 import base64
 import concurrent.futures
 import os
+import statistics
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -359,9 +360,8 @@ def _summary(tally: Tally, current: dict[str, dict[str, Any]], written: dict[str
     for student, reason in sorted({**tally.problems, **tally.failed}.items()):
         print(f"  {student}: {reason.splitlines()[0]}")
     if current:
-        totals = sorted(r["score"] for r in current.values())
         top = next(iter(current.values()))["max_score"]
-        median = totals[len(totals) // 2]
+        median = statistics.median(r["score"] for r in current.values())  # as the class report's
         print(f"class: {len(current)} student(s), median {round(median, 2):g} of {top:g}")
     print(f"gradebook: {out / GRADEBOOK}")
     for what, path in written.items():
