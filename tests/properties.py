@@ -107,13 +107,14 @@ def assert_no_shared_memory(got: Any, *inputs: Any, what: str) -> None:
     """``got`` is no input object and shares no storage with an input tensor (a view, a
     ``reshape`` that could view, the caller's tensor returned for a trivial case).
 
-    Tensors with no bytes of storage never count as shared. Non-tensor inputs are
-    compared by identity only.
+    A result with no elements never counts as shared (nothing can change through it),
+    nor does an input without storage bytes. Non-tensor inputs are compared by identity
+    only.
     """
     for i, x in enumerate(inputs):
         assert got is not x, (f"{what}: the result is the argument itself (argument {i}); "
                               "return a new tensor, the caller may change theirs later")
-        if isinstance(got, torch.Tensor) and isinstance(x, torch.Tensor):
+        if isinstance(got, torch.Tensor) and isinstance(x, torch.Tensor) and got.numel():
             ptr = _storage_ptr(got)
             assert not (ptr and ptr == _storage_ptr(x)), (
                 f"{what}: the result shares memory with an argument (argument {i}): a view "
