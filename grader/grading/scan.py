@@ -17,6 +17,7 @@ tensor method (``Tensor.stride``) is flagged wherever ``.stride`` is read.
 from __future__ import annotations
 
 import ast
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +28,11 @@ from grader.core import sources
 
 MAX_CODE_CHARS = 200  # a finding quotes its line; a minified line must not bloat the report
 MAX_FLAGS = 50  # per exercise in results.json: enough to make the point, bounded for hostile files
+# Longer attribute chains than this cannot name an API (the longest forbidden path has a
+# handful of parts): walking each node's whole chain made a crafted 1 MiB file quadratic.
+MAX_CHAIN = 32
+SCAN_SECONDS = 5.0  # per file; past it the scan stops and says so (the grader's own CPU)
+STOPPED = "(scan stopped)"
 _TENSOR = "torch.Tensor."
 _IMPORTERS = {"importlib.import_module", "builtins.__import__"}
 
@@ -90,7 +96,7 @@ def _defined_at(full: str) -> str | None:
 
 
 def scan_source(source: str, forbid: Mapping[str, str] | None,
-                filename: str = "<submission>") -> list[Finding]:
+                filename: str = "<submission>", seconds: float = SCAN_SECONDS) -> list[Finding]:
     """Every use of a forbidden API in ``source``, in source order.
 
     A file that does not parse gives ``[]``: the loader reports the syntax error,
@@ -103,15 +109,22 @@ def scan_source(source: str, forbid: Mapping[str, str] | None,
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     lines = source.splitlines()
-    scanner = _Scanner(_Rules.of(forbid), _bindings(tree))
-    scanner.follow_assignments(tree)
+    scanner = _Scanner(_Rules.of(forbid), _bindings(tree), time.monotonic() + seconds)
     found: dict[tuple, Finding] = {}
+    stopped = Finding(STOPPED, 0, 0, f"the scan of this file ran past {seconds:g} s and stopped: "
+                                     "the flags above may be incomplete")
     try:
+        if not scanner.follow_assignments(tree):
+            return [stopped]
         for key, finding in scanner.findings(tree, lines):
-            found.setdefault(key, finding)  # a direct use beats the import call inside it
+            if key is not None and finding is not None:
+                found.setdefault(key, finding)  # a direct use beats the import call inside it
+            elif time.monotonic() > scanner.deadline:
+                found[(STOPPED,)] = stopped
+                break
     except RecursionError:  # absurdly nested code: nothing trustworthy to say
         return []
-    return sorted(found.values(), key=lambda f: (f.line, f.col, f.name))
+    return sorted(found.values(), key=lambda f: (f.line == 0, f.line, f.col, f.name))
 
 
 def scan_file(path: Path | str, forbid: Mapping[str, str] | None) -> list[Finding]:
@@ -188,50 +201,70 @@ def _const_str(node: ast.AST) -> str | None:
 
 
 class _Scanner:
-    def __init__(self, rules: _Rules, bindings: tuple[dict[str, str], list[str]]):
+    def __init__(self, rules: _Rules, bindings: tuple[dict[str, str], list[str]], deadline: float):
         self.rules = rules
         self.names, self.stars = bindings
+        self.deadline = deadline
+        self._paths: dict[int, tuple[int, str | None]] = {}  # id(node) -> (links, path)
 
-    def follow_assignments(self, tree: ast.AST, passes: int = 3) -> None:
+    def follow_assignments(self, tree: ast.AST, passes: int = 3) -> bool:
         """Bind ``G = F`` and ``encode = F.one_hot`` like imports, so ``G.one_hot(x)`` and
         ``encode(x)`` resolve too. Flow-insensitive like the rest: the first static
-        value a name is given counts, and an import binding is never overridden."""
+        value a name is given counts, and an import binding is never overridden.
+        False when the deadline passed first."""
         assigns = [(n.targets[0].id, n.value) for n in ast.walk(tree)
                    if isinstance(n, ast.Assign) and len(n.targets) == 1
                    and isinstance(n.targets[0], ast.Name)]
         for _ in range(passes):  # ``G = F`` then ``H = G``: a few passes settle chains
             changed = False
-            for name, value in assigns:
+            self._paths.clear()  # paths depend on the names bound so far
+            for n, (name, value) in enumerate(assigns):
+                if n % 256 == 0 and time.monotonic() > self.deadline:
+                    return False
                 if name not in self.names and (path := self.dotted(value)) is not None:
                     self.names[name] = path
                     changed = True
             if not changed:
-                return
+                break
+        self._paths.clear()
+        return True
 
     def dotted(self, node: ast.AST) -> str | None:
         """The dotted path an expression statically names, if any: ``F.one_hot``,
         ``getattr(F, "one_hot")``, ``vars(F)["one_hot"]``, ``importlib.import_module("torch.nn")``.
-        Iterative along attribute chains, which may be long."""
-        attrs: list[str] = []
-        while True:
-            if isinstance(node, ast.Attribute):
-                attrs.append(node.attr)
-                node = node.value
-                continue
-            attr = self._getattr_name(node) if isinstance(node, ast.Call) else None
-            if attr is not None:
-                attrs.append(attr)
-                node = node.args[0]  # type: ignore[attr-defined]
-                continue
-            if isinstance(node, ast.Subscript) and (key := _const_str(node.slice)) is not None:
-                owner = self._namespace_of(node.value)
-                if owner is not None:
-                    attrs.append(key)
-                    node = owner
-                    continue
-            break
-        base = self._base(node)
-        return None if base is None else ".".join([base, *reversed(attrs)])
+
+        Iterative along attribute chains, which may be long, and remembered per node,
+        so the links of a chain are walked once, not once per node of it (a crafted
+        file of long chains was quadratic: 82 s for 1 MiB). A chain of more than
+        ``MAX_CHAIN`` links names nothing."""
+        chain: list[tuple[ast.AST, str]] = []  # (node, attribute it reads), outermost first
+        while id(node) not in self._paths:
+            step = self._link(node)
+            if step is None:
+                self._paths[id(node)] = (0, self._base(node))
+                break
+            chain.append((node, step[0]))
+            node = step[1]
+        links, path = self._paths[id(node)]
+        for outer, attr in reversed(chain):
+            links += 1
+            path = None if path is None or links > MAX_CHAIN else f"{path}.{attr}"
+            self._paths[id(outer)] = (links, path)
+        return path
+
+    def _link(self, node: ast.AST) -> tuple[str, ast.AST] | None:
+        """(attribute, owner) when ``node`` reads an attribute of another expression:
+        ``owner.attr``, ``getattr(owner, "attr")``, ``owner.__dict__["attr"]``, ``vars(owner)["attr"]``."""
+        if isinstance(node, ast.Attribute):
+            return node.attr, node.value
+        attr = self._getattr_name(node) if isinstance(node, ast.Call) else None
+        if attr is not None:
+            return attr, node.args[0]  # type: ignore[attr-defined]
+        if isinstance(node, ast.Subscript) and (key := _const_str(node.slice)) is not None:
+            owner = self._namespace_of(node.value)
+            if owner is not None:
+                return key, owner
+        return None
 
     def _base(self, node: ast.AST) -> str | None:
         if isinstance(node, ast.Name):
@@ -278,7 +311,9 @@ class _Scanner:
                 return module.partition(".")[0]  # __import__("a.b") returns package a
         return module
 
-    def findings(self, tree: ast.AST, lines: list[str]) -> Iterator[tuple[tuple, Finding]]:
+    def findings(self, tree: ast.AST, lines: list[str]) -> Iterator[tuple[tuple | None, Finding | None]]:
+        """Every finding as ((name, line, col), Finding); now and then ``(None, None)``,
+        so the caller can keep its clock even where nothing is found."""
         def at(node: ast.AST, name: str, indirect: bool = False) -> tuple[tuple, Finding]:
             line = getattr(node, "lineno", 0)
             col = getattr(node, "col_offset", 0) + 1
@@ -288,7 +323,9 @@ class _Scanner:
             return (name, line, col), Finding(name, line, col, code, indirect)
 
         rules = self.rules
-        for node in ast.walk(tree):
+        for n, node in enumerate(ast.walk(tree)):
+            if n % 256 == 0:
+                yield None, None
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for a in node.names:
                     name = rules.dotted.get(f"{node.module}.{a.name}")
