@@ -98,3 +98,116 @@ def strided_layouts(draw, max_dims: int = 4, max_side: int = 4) -> tuple[tuple[i
 
 def numel(size: tuple[int, ...]) -> int:
     return math.prod(size)
+
+
+# ------------------------------------------------------------------ memory layouts of values
+
+# What ``any_layout`` draws by default: the same values, in another memory layout.
+# "expanded" (stride 0) changes the values, so it is only drawn where a test asks for it.
+VALUE_LAYOUTS = ("contiguous", "permuted", "sliced")
+
+
+def storage_filler(dtype: torch.dtype) -> float | int | bool:
+    """What fills the storage around a sliced view: NaN for floating dtypes, the dtype's
+    largest value for integers, True for bool. A function that reads outside the view
+    (a ``.view`` of the wrong storage, ``as_strided`` with made-up strides) then shows it."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return float("nan")
+    if dtype == torch.bool:
+        return True
+    return torch.iinfo(dtype).max
+
+
+def relaid(t: torch.Tensor, kind: str, *, order: tuple[int, ...] | None = None,
+           steps: tuple[int, ...] | None = None, offsets: tuple[int, ...] | None = None,
+           dims: tuple[int, ...] = ()) -> torch.Tensor:
+    """``t``'s values in the memory layout ``kind`` (a new tensor; ``t`` is not changed).
+
+    - "contiguous": a contiguous copy.
+    - "permuted": laid out in the dim ``order`` (row-major in that order) and permuted back,
+      so the shape and values are ``t``'s but the strides are permuted (2-D: the
+      transposed, column-major layout ``t.mT.contiguous().mT``).
+    - "sliced": every dim ``d`` taken with step ``steps[d]`` from ``offsets[d]`` out of a
+      larger storage filled with ``storage_filler(dtype)`` (NaN for floats), so the view
+      has gaps, a storage offset, and rubbish around it.
+    - "expanded": each dim in ``dims`` (of size >= 1) becomes a stride-0 expand of its first
+      slice. This CHANGES the values (they repeat along those dims): compute the oracle
+      from the returned tensor. Writing into it in place raises in torch.
+
+    ``requires_grad`` is not carried over; call ``requires_grad_()`` on the result.
+    """
+    t = t.detach()
+    if kind == "contiguous":
+        return t.clone(memory_format=torch.contiguous_format)
+    if kind == "permuted":
+        order = tuple(order if order is not None else reversed(range(t.dim())))
+        back = tuple(sorted(range(t.dim()), key=order.__getitem__))
+        return t.permute(order).contiguous().permute(back)
+    if kind == "sliced":
+        steps = tuple(steps if steps is not None else (2,) * t.dim())
+        offsets = tuple(offsets if offsets is not None else (1,) * t.dim())
+        if t.dim() == 0:  # one element at an offset of a 1-D storage
+            big = torch.full((2,), storage_filler(t.dtype), dtype=t.dtype, device=t.device)
+            view = big[1]
+        else:
+            big_shape = tuple(o + max(n, 1) * s for n, s, o in zip(t.shape, steps, offsets))
+            big = torch.full(big_shape, storage_filler(t.dtype), dtype=t.dtype, device=t.device)
+            view = big[tuple(slice(o, o + n * s, s) for n, s, o in zip(t.shape, steps, offsets))]
+        view.copy_(t)
+        return view
+    if kind == "expanded":
+        out = t
+        for d in dims:
+            if out.shape[d] >= 1:
+                out = out.narrow(d, 0, 1)
+        return out.clone().expand(t.shape)
+    raise ValueError(f"unknown layout {kind!r}")
+
+
+@st.composite
+def any_layout(draw, t: torch.Tensor, kinds: tuple[str, ...] = VALUE_LAYOUTS,
+               label: str = "x") -> torch.Tensor:
+    """``t``'s values in a memory layout drawn from ``kinds`` (see ``relaid``).
+
+    Use it for every tensor argument a drill's spec allows in any layout, so that a
+    ``.view(...)`` bug, a function that assumes ``stride(-1) == 1``, or one that reads the
+    storage instead of the tensor fails::
+
+        x = draw(any_layout(draw(float_tensors(shape))))            # in a composite
+        x = data.draw(any_layout(x, label="x"))                     # in a test with st.data()
+        @given(strided_tensors(float_tensors(shapes())))            # as a strategy
+
+    Draws shrink towards "contiguous", so a failure that does not depend on the layout
+    is reported on a contiguous tensor. A layout that does not apply (a permutation of
+    fewer than 2 dims) falls back to a sliced view. With "expanded" in ``kinds`` the
+    values may change (see ``relaid``): compute the oracle from the drawn tensor.
+    """
+    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
+    if kind == "permuted" and t.dim() < 2:
+        kind = "sliced"
+    if kind == "permuted":
+        order = draw(st.permutations(range(t.dim())).filter(
+            lambda o: o != sorted(o)), label=f"dim order of {label} in memory")
+        return relaid(t, "permuted", order=tuple(order))
+    if kind == "sliced":
+        steps = draw(st.lists(st.integers(1, 3), min_size=t.dim(), max_size=t.dim()),
+                     label=f"steps of {label} in its storage")
+        offsets = draw(st.lists(st.integers(0, 2), min_size=t.dim(), max_size=t.dim()),
+                       label=f"offsets of {label} in its storage")
+        if t.dim() and all(s == 1 for s in steps):  # at least one gap
+            steps[-1] = 2
+        return relaid(t, "sliced", steps=tuple(steps), offsets=tuple(offsets))
+    if kind == "expanded":
+        if t.dim() == 0:
+            return relaid(t, "contiguous")
+        dims = draw(st.sets(st.integers(0, t.dim() - 1), min_size=1),
+                    label=f"dims of {label} expanded (stride 0)")
+        return relaid(t, "expanded", dims=tuple(sorted(dims)))
+    return relaid(t, kind)
+
+
+def strided_tensors(tensors: st.SearchStrategy[torch.Tensor],
+                    kinds: tuple[str, ...] = VALUE_LAYOUTS,
+                    label: str = "x") -> st.SearchStrategy[torch.Tensor]:
+    """Tensors from ``tensors``, each in a memory layout drawn by ``any_layout``."""
+    return tensors.flatmap(lambda t: any_layout(t, kinds, label))

@@ -1,0 +1,114 @@
+"""Every point is earned: checks that ride along with an oracle comparison.
+
+The rule every property follows: no property may pass on an answer that is wrong on
+every ordinary input. A form check (type, dtype, shape, device, stride), an error check
+("raises ValueError when ..."), a no-mutation check, a protocol or count check, a
+consistency or corner-case check on its own would give points to a do-nothing answer
+(zeros of the right shape, "raise ValueError on every call", "return the input"). So
+each of them runs, in the same hypothesis example, beside a comparison of the
+function's answer on an ordinary valid input with the oracle (PyTorch, an invariant, or
+the ``ref`` fixture in instructor-only tests).
+
+How to use it::
+
+    from tests.properties import anchored, boolean_twins, assert_no_shared_memory
+
+    @given(valid_cases(), st.data())
+    def test_negative_label_raises_value_error(impl, case, data):
+        bad = with_negative_label(case, data)
+        with anchored(lambda: impl.one_hot(case.labels, case.classes),          # ordinary call
+                      lambda: F.one_hot(case.labels.long(), case.classes),      # its oracle
+                      what="one_hot of valid labels (checked beside the error case)"):
+            with expect_raises(ValueError, when="a label is negative"):
+                impl.one_hot(bad, case.classes)
+
+- ``anchored(call, oracle, what=..., **tolerance)`` is a context manager: the block is the
+  property's own check; when it has passed, ``call()`` (the student's function on an
+  ordinary valid input, usually the case the block's input was derived from) is compared
+  with ``oracle()`` by ``grader.expect.assert_same`` (or by ``compare(got, expected,
+  what)`` when given). Several anchors: ``with anchored(...), anchored(...):``. Anchor
+  each function the block exercises with that same function.
+- ``assert_ordinary(call, oracle, what=...)`` runs the same comparison at once, for a
+  check that is not a block.
+- ``boolean_twins(call, expected, twin_call, what=...)``: a boolean answer always meets a
+  twin case whose answer is the opposite, in the same example, so "always True" and
+  "always False" both fail.
+- ``assert_no_shared_memory(got, *inputs, what=...)``: the result is neither an input
+  nor a view of one (same storage), unless the spec says it may be.
+
+The calls are zero-argument callables (lambdas) so that the anchor's call happens after
+the block, and a student's error in it is reported like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+
+from grader.expect import assert_same
+
+Compare = Callable[[Any, Any, str], None]
+
+
+def assert_ordinary(call: Callable[[], Any], oracle: Callable[[], Any], *, what: str,
+                    compare: Compare | None = None, **tolerance: Any) -> None:
+    """``call()`` (the student's answer on an ordinary valid input) must equal ``oracle()``.
+
+    ``tolerance`` (``rtol``, ``atol``, ``equal_nan``) goes to ``assert_same``; ``compare``
+    replaces it for answers ``assert_same`` cannot judge (a module to run, a set of
+    allowed values): ``compare(got, expected, what)`` raises ``AssertionError`` when wrong.
+    """
+    expected = oracle()
+    got = call()
+    if compare is not None:
+        compare(got, expected, what)
+    else:
+        assert_same(got, expected, what=what, **tolerance)
+
+
+@contextmanager
+def anchored(call: Callable[[], Any], oracle: Callable[[], Any], *, what: str,
+             compare: Compare | None = None, **tolerance: Any) -> Iterator[None]:
+    """Run the block (the property's own check), then ``assert_ordinary(call, oracle)``.
+
+    The block's failure is reported first (it is the more specific message); a
+    do-nothing answer that passes the block fails the ordinary comparison.
+    """
+    yield
+    assert_ordinary(call, oracle, what=what, compare=compare, **tolerance)
+
+
+def boolean_twins(call: Callable[[], Any], expected: bool, twin_call: Callable[[], Any], *,
+                  what: str, twin_what: str) -> None:
+    """``call()`` must be ``expected`` and ``twin_call()`` its opposite, both real bools."""
+    for fn, want, text in ((call, expected, what), (twin_call, not expected, twin_what)):
+        got = fn()
+        assert type(got) is bool, (f"{text} returned {got!r} ({type(got).__name__}); "
+                                   "expected a Python bool")
+        assert got == want, f"{text} returned {got}; expected {want}"
+
+
+def _storage_ptr(t: torch.Tensor) -> int:
+    storage = t.untyped_storage()
+    return storage.data_ptr() if storage.nbytes() else 0
+
+
+def assert_no_shared_memory(got: Any, *inputs: Any, what: str) -> None:
+    """``got`` is no input object and shares no storage with an input tensor (a view, a
+    ``reshape`` that could view, the caller's tensor returned for a trivial case).
+
+    Tensors with no bytes of storage never count as shared. Non-tensor inputs are
+    compared by identity only.
+    """
+    for i, x in enumerate(inputs):
+        assert got is not x, (f"{what}: the result is the argument itself (argument {i}); "
+                              "return a new tensor, the caller may change theirs later")
+        if isinstance(got, torch.Tensor) and isinstance(x, torch.Tensor):
+            ptr = _storage_ptr(got)
+            assert not (ptr and ptr == _storage_ptr(x)), (
+                f"{what}: the result shares memory with an argument (argument {i}): a view "
+                "of it, or the argument itself. Return a new tensor (clone) so that changing "
+                "one never changes the other")
