@@ -211,3 +211,43 @@ def strided_tensors(tensors: st.SearchStrategy[torch.Tensor],
                     label: str = "x") -> st.SearchStrategy[torch.Tensor]:
     """Tensors from ``tensors``, each in a memory layout drawn by ``any_layout``."""
     return tensors.flatmap(lambda t: any_layout(t, kinds, label))
+
+
+# ------------------------------------------------------------------ layouts as functions
+
+import functools  # noqa: E402 (kept here: this section is appended to the file)
+from collections.abc import Callable  # noqa: E402
+
+
+@st.composite
+def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
+            label: str = "x") -> Callable[[torch.Tensor], torch.Tensor]:
+    """A memory layout drawn as ``any_layout`` draws it, returned as a function that lays out
+    any tensor of ``ndim`` dims that way (``relaid`` with the drawn order, steps, offsets).
+
+    For tests that call the student several times with fresh copies of one input: a
+    ``clone()`` of a sliced view comes back contiguous, so re-apply the layout instead::
+
+        lay = draw(layouts(x.dim(), label="x"))
+        impl.f(lay(x))          # a new tensor in that layout on every call
+    """
+    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
+    if kind == "permuted" and ndim < 2:
+        kind = "sliced"
+    if kind == "permuted":
+        order = draw(st.permutations(range(ndim)).filter(lambda o: o != sorted(o)),
+                     label=f"dim order of {label} in memory")
+        return functools.partial(relaid, kind="permuted", order=tuple(order))
+    if kind == "sliced":
+        steps = draw(st.lists(st.integers(1, 3), min_size=ndim, max_size=ndim),
+                     label=f"steps of {label} in its storage")
+        offsets = draw(st.lists(st.integers(0, 2), min_size=ndim, max_size=ndim),
+                       label=f"offsets of {label} in its storage")
+        if ndim and all(s == 1 for s in steps):  # at least one gap
+            steps[-1] = 2
+        return functools.partial(relaid, kind="sliced", steps=tuple(steps), offsets=tuple(offsets))
+    if kind == "expanded" and ndim:
+        dims = draw(st.sets(st.integers(0, ndim - 1), min_size=1),
+                    label=f"dims of {label} expanded (stride 0)")
+        return functools.partial(relaid, kind="expanded", dims=tuple(sorted(dims)))
+    return functools.partial(relaid, kind="contiguous")
