@@ -251,3 +251,38 @@ def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
                     label=f"dims of {label} expanded (stride 0)")
         return functools.partial(relaid, kind="expanded", dims=tuple(sorted(dims)))
     return functools.partial(relaid, kind="contiguous")
+
+
+# ------------------------------------------------------------------ shape mismatches
+
+@st.composite
+def mismatched_shapes(draw, shape: tuple[int, ...], label: str = "other shape") -> tuple[int, ...]:
+    """A shape other than ``shape``, changed the way a lax shape check misses it, in ANY dim
+    (not only the last): one dim one longer or one shorter, one dim set to 1 (the two then
+    still broadcast), two dims of different sizes swapped (the same number of elements), a
+    size-1 dim added at either end, or a dim dropped."""
+    shape = tuple(shape)
+    kinds = ["added first", "added last"]
+    if shape:
+        kinds += ["longer", "dropped"]
+        if any(n > 1 for n in shape):
+            kinds += ["shorter", "one"]
+        if len(set(shape)) > 1:
+            kinds.append("swapped")
+    kind = draw(st.sampled_from(kinds), label=f"{label}: how it differs")
+    if kind == "added first":
+        return (1, *shape)
+    if kind == "added last":
+        return (*shape, 1)
+    if kind == "swapped":
+        i, j = draw(st.sampled_from([(i, j) for i in range(len(shape)) for j in range(i + 1, len(shape))
+                                     if shape[i] != shape[j]]), label=f"{label}: dims swapped")
+        other = list(shape)
+        other[i], other[j] = other[j], other[i]
+        return tuple(other)
+    dims = [d for d in range(len(shape)) if kind in ("longer", "dropped") or shape[d] > 1]
+    d = draw(st.sampled_from(dims), label=f"{label}: dim")
+    if kind == "dropped":
+        return shape[:d] + shape[d + 1:]
+    size = {"longer": shape[d] + 1, "shorter": shape[d] - 1, "one": 1}[kind]
+    return shape[:d] + (size,) + shape[d + 1:]
