@@ -28,6 +28,9 @@ How to use it::
   with ``oracle()`` by ``grader.expect.assert_same`` (or by ``compare(got, expected,
   what)`` when given). Several anchors: ``with anchored(...), anchored(...):``. Anchor
   each function the block exercises with that same function.
+- ``anchored(check)`` with no oracle: ``check()`` is itself the ordinary comparison (it
+  raises ``AssertionError`` when the answer is wrong): boolean twins, a module run
+  against the oracle's output, several functions at once.
 - ``assert_ordinary(call, oracle, what=...)`` runs the same comparison at once, for a
   check that is not a block.
 - ``boolean_twins(call, expected, twin_call, what=...)``: a boolean answer always meets a
@@ -53,14 +56,18 @@ from grader.expect import assert_same
 Compare = Callable[[Any, Any, str], None]
 
 
-def assert_ordinary(call: Callable[[], Any], oracle: Callable[[], Any], *, what: str,
-                    compare: Compare | None = None, **tolerance: Any) -> None:
+def assert_ordinary(call: Callable[[], Any], oracle: Callable[[], Any] | None = None, *,
+                    what: str = "", compare: Compare | None = None, **tolerance: Any) -> None:
     """``call()`` (the student's answer on an ordinary valid input) must equal ``oracle()``.
 
     ``tolerance`` (``rtol``, ``atol``, ``equal_nan``) goes to ``assert_same``; ``compare``
     replaces it for answers ``assert_same`` cannot judge (a module to run, a set of
     allowed values): ``compare(got, expected, what)`` raises ``AssertionError`` when wrong.
+    With ``oracle=None``, ``call()`` is the whole comparison and must raise when wrong.
     """
+    if oracle is None:
+        call()
+        return
     expected = oracle()
     got = call()
     if compare is not None:
@@ -70,8 +77,8 @@ def assert_ordinary(call: Callable[[], Any], oracle: Callable[[], Any], *, what:
 
 
 @contextmanager
-def anchored(call: Callable[[], Any], oracle: Callable[[], Any], *, what: str,
-             compare: Compare | None = None, **tolerance: Any) -> Iterator[None]:
+def anchored(call: Callable[[], Any], oracle: Callable[[], Any] | None = None, *,
+             what: str = "", compare: Compare | None = None, **tolerance: Any) -> Iterator[None]:
     """Run the block (the property's own check), then ``assert_ordinary(call, oracle)``.
 
     The block's failure is reported first (it is the more specific message); a
@@ -100,13 +107,14 @@ def assert_no_shared_memory(got: Any, *inputs: Any, what: str) -> None:
     """``got`` is no input object and shares no storage with an input tensor (a view, a
     ``reshape`` that could view, the caller's tensor returned for a trivial case).
 
-    Tensors with no bytes of storage never count as shared. Non-tensor inputs are
-    compared by identity only.
+    A result with no elements never counts as shared (nothing can change through it),
+    nor does an input without storage bytes. Non-tensor inputs are compared by identity
+    only.
     """
     for i, x in enumerate(inputs):
         assert got is not x, (f"{what}: the result is the argument itself (argument {i}); "
                               "return a new tensor, the caller may change theirs later")
-        if isinstance(got, torch.Tensor) and isinstance(x, torch.Tensor):
+        if isinstance(got, torch.Tensor) and isinstance(x, torch.Tensor) and got.numel():
             ptr = _storage_ptr(got)
             assert not (ptr and ptr == _storage_ptr(x)), (
                 f"{what}: the result shares memory with an argument (argument {i}): a view "

@@ -213,6 +213,28 @@ def strided_tensors(tensors: st.SearchStrategy[torch.Tensor],
     return tensors.flatmap(lambda t: any_layout(t, kinds, label))
 
 
+def copy_in_layout(t: torch.Tensor) -> torch.Tensor:
+    """A copy of ``t`` with storage of its own laid out like ``t``'s: the same strides and
+    storage offset, the rest of the storage filled with ``storage_filler``. ``clone()``
+    would not do: it makes sliced and expanded tensors contiguous.
+
+    For fresh arguments per call (a submission may write into what it gets) that keep the
+    layout ``any_layout`` drew. ``requires_grad`` is not carried over.
+    """
+    t = t.detach()
+    size, stride, offset = t.shape, t.stride(), t.storage_offset()
+    span = offset + (1 + sum((n - 1) * s for n, s in zip(size, stride)) if t.numel() else 0)
+    base = torch.full((max(span, 1),), storage_filler(t.dtype), dtype=t.dtype, device=t.device)
+    out = base.as_strided(size, stride, offset)
+    # write through the dims that are not stride-0 repeats (an expanded tensor repeats them)
+    written, source = out, t
+    for d, s in enumerate(stride):
+        if s == 0 and size[d] > 1:
+            written, source = written.narrow(d, 0, 1), source.narrow(d, 0, 1)
+    written.copy_(source)
+    return out
+
+
 # ------------------------------------------------------------------ layouts as functions
 
 import functools  # noqa: E402 (kept here: this section is appended to the file)

@@ -19,7 +19,10 @@ def corr2d(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         - ``x`` has shape ``(H, W)``, ``k`` has shape ``(kh, kw)`` with
           ``kh <= H`` and ``kw <= W``.
         - The result has shape ``(H - kh + 1, W - kw + 1)`` and the dtype of
-          ``x``; ``out[i, j] = (x[i:i + kh, j:j + kw] * k).sum()``.
+          ``x`` (float16 and bfloat16 included); ``out[i, j] = (x[i:i + kh, j:j + kw]
+          * k).sum()``. Gradients reach ``x`` and ``k``.
+        - ``x`` and ``k`` may be in any memory layout (a transposed or sliced view,
+          an expanded one).
 
     Example:
         >>> x = torch.arange(9.).reshape(3, 3)
@@ -60,6 +63,9 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
           ``dilation`` spreads the kernel's taps ``dilation`` apart (1 = dense),
           so a kernel of size ``k`` spans ``dilation * (k - 1) + 1`` inputs.
           ``stride`` is the step between window positions.
+        - ``x``, ``weight`` and ``bias`` may be in any memory layout (a transposed or
+          sliced view, an expanded one); float16 and bfloat16 inputs give a result in
+          that dtype (on the CPU too).
         - Output ``(N, C_out, H_out, W_out)``, dtype and device of ``x``, with
           ``H_out = (H + 2 * pad_h - dil_h * (kh - 1) - 1) // stride_h + 1``
           (the same along W).
@@ -81,6 +87,8 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
           before adding (``out + bias`` would broadcast it along W).
         - Output dtype/device follow ``x`` and gradients must reach ``x``,
           ``weight`` and ``bias`` (see ``corr2d``).
+        - ``weight.view(C_out, -1)`` raises on a transposed or sliced weight:
+          ``reshape`` (or ``einsum``) works on any layout.
 
     Forbidden: ``F.conv*``, ``torch.convolution``, ``nn.Conv*``. Use
     ``F.pad`` for the zeros, then loops, or ``Tensor.unfold`` (a strided view

@@ -52,9 +52,11 @@ def conv_transpose_output_size(n: int, kernel: int, stride: int = 1, padding: in
           span from there, then ``padding`` is removed from BOTH ends and
           ``output_padding`` extra positions are added at one end.
         - Return a Python ``int``, exactly what ``nn.ConvTranspose2d`` gives.
-        - Raise ``ValueError`` when ``output_padding`` is not smaller than either
-          ``stride`` or ``dilation`` (PyTorch refuses it), or when the output would
-          have fewer than 1 position.
+        - Raise ``ValueError`` when ``output_padding`` is at least ``stride`` AND at
+          least ``dilation`` (``output_padding >= max(stride, dilation)``: PyTorch
+          refuses it; its message says "smaller than either stride or dilation",
+          meaning below one of them is enough), or when the output would have fewer
+          than 1 position. ``output_padding=2`` with ``stride=1, dilation=3`` is fine.
 
     Example:
         >>> conv_transpose_output_size(4, kernel=3, stride=2, padding=1)
@@ -71,6 +73,7 @@ def conv_transpose_output_size(n: int, kernel: int, stride: int = 1, padding: in
     Pitfalls the notes warn about:
         - ``(n - 1) * stride``, not ``n * stride``: n inputs have n - 1 gaps.
         - Forgetting ``output_padding`` or the dilation of the kernel's span.
+        - Refusing ``output_padding >= stride`` alone: a larger dilation allows it.
     """
     raise NotImplementedError
 

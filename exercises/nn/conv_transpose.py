@@ -25,8 +25,11 @@ def conv_transpose2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
           ``bias``: ``None`` or ``(C_out,)``.
         - ``stride`` and ``padding``: an int (both dims) or a pair
           ``(along H, along W)``, with ``0 <= padding <= k - 1`` per dim.
-        - Output ``(N, C_out, H_out, W_out)``, dtype and device of ``x``, with
+        - Output ``(N, C_out, H_out, W_out)``, dtype (float16 and bfloat16 included,
+          on the CPU too) and device of ``x``, with
           ``H_out = (H - 1) * stride_h - 2 * pad_h + kh`` (the same along W).
+        - ``x``, ``weight`` and ``bias`` may be in any memory layout (a transposed or
+          sliced view, an expanded one); gradients reach all three.
 
     The recipe (per dim):
         1. insert ``stride - 1`` zeros between neighbouring input pixels (none
@@ -56,6 +59,8 @@ def conv_transpose2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
         - Pad by ``k - 1 - padding``, not by ``padding``.
         - Keep the dtype and device of ``x`` (``x.new_zeros``) and stay in the
           autograd graph.
+        - ``x.view(...)`` raises on a transposed or sliced x: index into the zeros
+          (``out[:, :, ::sh, ::sw] = x``) or use ``reshape``.
 
     Forbidden: ``F.conv_transpose*``, ``nn.ConvTranspose*``,
     ``torch.convolution``. Use ``F.pad`` and ``F.conv2d`` (or your own

@@ -23,7 +23,9 @@ def layer_norm(x: torch.Tensor, normalized_shape: int | Sequence[int],
         (none too), then exactly the dims named by ``normalized_shape`` (an int for
         one dim, or a tuple/list/``torch.Size`` of one or more ints). ``weight`` and
         ``bias``, when given, have shape ``normalized_shape``. The result has the
-        shape, dtype and device of ``x``.
+        shape, dtype and device of ``x``. Any of them may be in any memory layout (a
+        transposed or sliced view, an expanded one): ``x.view(-1, D)`` raises there,
+        reduce over the dims instead (``mean(dims, keepdim=True)``).
 
     Spec, for every slice ``s`` of ``x`` over the normalised dims (all of them
     together, not only the last one):
@@ -33,11 +35,12 @@ def layer_norm(x: torch.Tensor, normalized_shape: int | Sequence[int],
         3. ``y = y * weight`` if weight is given, then ``y = y + bias`` if bias is
            given (elementwise, broadcast over the batch dims).
         - Raise ``ValueError`` when ``normalized_shape`` is empty or is not the
-          shape of the last dims of ``x``.
-        - For float16/bfloat16 inputs do the arithmetic in float32 (convert ``x``,
-          ``weight`` and ``bias`` with ``.float()``) and convert the result back to
-          the input dtype: half precision cannot hold a small variance accurately.
-          ``F.layer_norm`` does the same.
+          shape of the last dims of ``x`` (compare every size, and the number of
+          dims: ``(2, 3)`` does not fit an ``x`` of shape ``(4, 5, 3)``).
+        - For float16/bfloat16 inputs (on the CPU as on a GPU) do the arithmetic in
+          float32 (convert ``x``, ``weight`` and ``bias`` with ``.float()``) and
+          convert the result back to the input dtype: half precision cannot hold a
+          small variance accurately. ``F.layer_norm`` does the same.
         - Keep it differentiable: no ``.detach()``, no ``torch.no_grad()``; the
           gradient flows through the mean and the variance too.
 
@@ -57,8 +60,9 @@ def layer_norm(x: torch.Tensor, normalized_shape: int | Sequence[int],
         - ``x.var(dims)`` defaults to the unbiased estimate: pass ``correction=0``
           (or compute the mean of the squared deviations yourself).
         - ``var = mean(x**2) - mean(x)**2`` is the same number on paper but loses
-          everything to cancellation in float32 when the slice is far from 0:
-          subtract the mean first, then square.
+          everything to cancellation in float32 when the slice is far from 0, and
+          is visibly off even in float64 around 1e5: subtract the mean first, then
+          square.
 
     Forbidden: ``F.layer_norm``, ``torch.layer_norm``, ``torch.native_layer_norm`` and
     ``nn.LayerNorm``: use ``mean``, a biased variance and ``torch.sqrt`` (or ``rsqrt``).

@@ -25,8 +25,11 @@ def pool2d(x: torch.Tensor, kernel: int | tuple[int, int],
           ``F.avg_pool2d``'s default ``count_include_pad=True``).
         - A window is used only where it fits entirely inside the padded input:
           ``H_out = (H + 2 * ph - kh) // sh + 1`` (and the same for W).
-        - Return a tensor of shape ``(N, C, H_out, W_out)`` with the dtype and
-          device of ``x``; gradients must flow back to ``x``.
+        - Return a NEW tensor (never ``x`` or a view of it, even for a 1x1 window
+          with stride 1) of shape ``(N, C, H_out, W_out)`` with the dtype (float16
+          and bfloat16 included, on the CPU too) and device of ``x``; gradients must
+          flow back to ``x``.
+        - ``x`` may be in any memory layout (a transposed or sliced view).
         - Raise ``ValueError`` if ``mode`` is neither "max" nor "avg", if the padding
           is more than half the kernel (``ph > kh // 2`` or ``pw > kw // 2``, which
           PyTorch refuses too), or if the window does not fit the padded input.
@@ -52,6 +55,7 @@ def pool2d(x: torch.Tensor, kernel: int | tuple[int, int],
           border would then return 0.
         - ``stride=None`` is the kernel, not 1.
         - ``F.pad`` takes the last dimension first: ``(left, right, top, bottom)``.
+        - ``x.view(N * C, 1, H, W)`` raises on a non-contiguous x: ``reshape`` works.
 
     Forbidden: every pooling function (``F.max_pool2d``, ``F.avg_pool2d``,
     ``F.adaptive_*_pool*``, ``F.lp_pool*``, ``torch.max_pool*``, ... and the

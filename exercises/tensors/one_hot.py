@@ -12,7 +12,8 @@ def one_hot(labels: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
     """Return the one-hot encoding of ``labels``.
 
     Spec:
-        - ``labels`` is an integer tensor of any shape ``S`` (0-d included).
+        - ``labels`` is an integer tensor of any shape ``S`` (0-d included), in any
+          memory layout: a transposed or sliced view, or an expanded one (stride 0).
         - The result has shape ``(*S, C)`` and dtype ``torch.int64``: position
           ``[..., labels[...]]`` holds 1, everything else 0.
         - ``C = num_classes``; when ``num_classes == -1``, infer
@@ -33,6 +34,8 @@ def one_hot(labels: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
         - ``torch.zeros(...)`` is float32 by default: the one-hot must be int64.
         - C is ``max + 1``, not ``max`` (label 3 needs 4 classes).
         - ``scatter_`` needs an int64 index: convert int32/uint8 labels first.
+        - ``labels.view(-1)`` raises on a non-contiguous tensor (a transposed one,
+          say); ``unsqueeze(-1)`` (or ``reshape``) works on any layout.
 
     Forbidden: ``F.one_hot``.
     """

@@ -17,14 +17,18 @@ def pad_sequences(seqs: list[torch.Tensor],
     Spec:
         - ``seqs`` is a non-empty list of ``B`` tensors of shapes ``(T_i, *rest)``:
           the lengths ``T_i`` may differ (0 included), the trailing dims ``rest``
-          are the same for all, and so are the dtype and device.
+          are the same for all, and so are the dtype and device. Any dtype (float16
+          and bfloat16 included) and any memory layout (a transposed or sliced view,
+          an expanded one).
         - Return a tuple ``(padded, lengths)``:
             * ``padded`` has shape ``(B, T_max, *rest)`` (batch first), the dtype and
               device of the sequences; ``padded[i, :T_i]`` is ``seqs[i]`` and every
-              position after it holds ``padding_value``.
+              position after it holds ``padding_value``. It is a new tensor, even for
+              a single sequence (never a view of one).
             * ``lengths`` is a 1-D ``torch.int64`` tensor ``[T_0, ..., T_{B-1}]`` on
               the CPU (``pack_padded_sequence`` wants its lengths there).
-        - Raise ``ValueError`` if ``seqs`` is empty or if the trailing dims differ.
+        - Raise ``ValueError`` if ``seqs`` is empty or if the trailing dims differ (in
+          any dim, or in how many there are).
         - Leave the input tensors unchanged.
 
     Example:
@@ -60,7 +64,9 @@ def pad_one_hot(sequence: torch.Tensor, target_length: int) -> torch.Tensor:
           ``C`` classes, e.g. from ``F.one_hot``).
         - Return a tensor of shape ``(target_length, C)``, same dtype and device:
           the ``T`` rows of ``sequence`` first, then ``target_length - T`` rows of
-          zeros ("no token"). ``target_length == T`` gives an equal tensor.
+          zeros ("no token"). ``target_length == T`` gives an equal tensor, still a
+          new one (never ``sequence`` itself or a view of it).
+        - ``sequence`` may be in any memory layout (a transposed or sliced view).
         - Raise ``ValueError`` if ``target_length < T`` (the padding would be
           negative): never drop time steps silently.
 

@@ -23,7 +23,11 @@ def repeat_interleave(x: torch.Tensor, repeats: int | torch.Tensor,
           int64 tensor with one count per slice (length ``x.size(dim)``, or
           ``x.numel()`` when ``dim`` is None). A 1-element tensor is used for every
           slice, as torch does. A count of 0 drops that slice.
-        - The result has the dtype and device of ``x``; ``x`` is left unchanged.
+        - The result has the dtype (float16 and bfloat16 included) and device of
+          ``x``, and is a new tensor: never ``x`` itself or a view of it, even when
+          every count is 1. ``x`` is left unchanged.
+        - ``x`` (and a repeats tensor) may be in any memory layout: a transposed or
+          sliced view, or an expanded one (stride 0).
         - Raise ``ValueError`` (torch raises RuntimeError) for a negative count, or
           for a repeats tensor of the wrong length (neither 1 nor the number of
           slices).
@@ -49,7 +53,8 @@ def repeat_interleave(x: torch.Tensor, repeats: int | torch.Tensor,
           interleaving.
         - Zero counts: consecutive equal entries in ``ends``; ``right=False``
           would point positions at a slice repeated 0 times.
-        - ``dim=None`` flattens; it does not mean ``dim=0``.
+        - ``dim=None`` flattens; it does not mean ``dim=0``. ``x.view(-1)`` raises on a
+          transposed x: ``flatten`` or ``reshape`` work on any layout.
         - Keep every tensor you create on ``x.device``.
 
     Forbidden: ``torch.repeat_interleave`` and ``Tensor.repeat_interleave``.

@@ -24,7 +24,10 @@ def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
           number of dims than ``input``; ``index.size(d) > input.size(d)`` for a
           ``d != dim`` (along ``dim`` it may be any length); or an index value is
           outside ``[0, input.size(dim))``.
-        - ``input`` may be non-contiguous (a transposed view, say).
+        - ``input`` and ``index`` may be in any memory layout: a transposed or
+          sliced view, or an expanded one (stride 0). Any dtype of ``input`` works,
+          float16 and bfloat16 included (values are only copied).
+        - The result is a new tensor: never ``input`` or a view of it.
 
     Example:
         >>> t = torch.tensor([[1, 2], [3, 4]])
@@ -63,7 +66,11 @@ def scatter(input: torch.Tensor, dim: int, index: torch.Tensor,
           shape of ``index`` is used. ``src`` may also be a Python number, written
           at every indexed position.
         - Out of place: ``input`` is left unchanged; the result has its shape,
-          dtype and device.
+          dtype (float16 and bfloat16 included) and device, and is a new tensor,
+          never ``input`` itself or a view of it, even when ``index`` is empty and
+          there is nothing to write.
+        - ``input``, ``index`` and ``src`` may be in any memory layout (transposed,
+          sliced, expanded with stride 0); only the result is written.
         - When two index elements point at the same position, which value lands
           there is unspecified (torch does not promise an order either); the tests
           only ask that it be one of them.
@@ -89,7 +96,11 @@ def scatter(input: torch.Tensor, dim: int, index: torch.Tensor,
         - Writing into ``input`` itself (assigning into it, or into a view of it):
           scatter returns a new tensor, ``scatter_`` is the in-place one.
         - Negative index values wrap in Python indexing: check the range.
-        - Assigning a tensor of another dtype casts silently: check ``src.dtype``.
+        - A ``src`` of another dtype: advanced-index assignment
+          (``out[coords] = src``) raises a ``RuntimeError`` ("Index put requires the
+          source and destination dtypes match"), not the ``ValueError`` asked for,
+          while slice assignment and ``copy_`` cast silently. Check ``src.dtype``
+          yourself before writing.
 
     Forbidden: as in ``gather``.
     """

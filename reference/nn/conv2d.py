@@ -12,7 +12,8 @@ def pair(value: int | tuple[int, int]) -> tuple[int, int]:
 
 
 def corr2d(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """Valid cross-correlation of one (H, W) map with one (kh, kw) kernel."""
+    """Valid cross-correlation of one (H, W) map with one (kh, kw) kernel (any layout and
+    dtype; in the autograd graph)."""
     kh, kw = k.shape
     windows = x.unfold(0, kh, 1).unfold(1, kw, 1)  # (H - kh + 1, W - kw + 1, kh, kw)
     return (windows * k).sum(dim=(-2, -1))
@@ -21,7 +22,8 @@ def corr2d(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
            stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
            dilation: int | tuple[int, int] = 1) -> torch.Tensor:
-    """(N, C_in, H, W) with weight (C_out, C_in, kh, kw) -> (N, C_out, H_out, W_out)."""
+    """(N, C_in, H, W) with weight (C_out, C_in, kh, kw) -> (N, C_out, H_out, W_out), in x's
+    dtype, from arguments in any memory layout."""
     (sh, sw), (ph, pw), (dh, dw) = pair(stride), pair(padding), pair(dilation)
     kh, kw = weight.shape[-2:]
     span_h, span_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1  # the dilated kernel's extent

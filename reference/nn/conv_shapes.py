@@ -18,7 +18,8 @@ def conv_output_size(n: int, kernel: int, stride: int = 1, padding: int = 0,
 
 def conv_transpose_output_size(n: int, kernel: int, stride: int = 1, padding: int = 0,
                                output_padding: int = 0, dilation: int = 1) -> int:
-    """``(n - 1) * stride - 2p + span + output_padding``, as nn.ConvTranspose2d."""
+    """``(n - 1) * stride - 2p + span + output_padding``, as nn.ConvTranspose2d; ValueError when
+    output_padding is at least both stride and dilation, or no output is left."""
     if output_padding >= stride and output_padding >= dilation:
         raise ValueError(f"output_padding {output_padding} must be smaller than stride "
                          f"{stride} or dilation {dilation}")

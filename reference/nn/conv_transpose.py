@@ -22,7 +22,8 @@ def insert_zeros(x: torch.Tensor, sh: int, sw: int) -> torch.Tensor:
 def conv_transpose2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
                      stride: int | tuple[int, int] = 1,
                      padding: int | tuple[int, int] = 0) -> torch.Tensor:
-    """(N, C_in, H, W) with weight (C_in, C_out, kh, kw) -> (N, C_out, H_out, W_out)."""
+    """(N, C_in, H, W) with weight (C_in, C_out, kh, kw) -> (N, C_out, H_out, W_out), in x's
+    dtype, from arguments in any memory layout."""
     (sh, sw), (ph, pw) = pair(stride), pair(padding)
     kh, kw = weight.shape[-2:]
     spread = insert_zeros(x, sh, sw)

@@ -12,7 +12,8 @@ _HALF = (torch.float16, torch.bfloat16)
 def layer_norm(x: torch.Tensor, normalized_shape: int | Sequence[int],
                weight: torch.Tensor | None = None, bias: torch.Tensor | None = None,
                eps: float = 1e-5) -> torch.Tensor:
-    """Normalise over the trailing ``normalized_shape`` dims with the biased variance."""
+    """Normalise over the trailing ``normalized_shape`` dims with the biased variance (the mean
+    subtracted first; float32 statistics for half inputs; arguments in any layout)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if not shape or len(shape) > x.dim() or tuple(x.shape[x.dim() - len(shape):]) != shape:
         raise ValueError(f"normalized_shape {list(shape)} must be the last dims of an input "

@@ -11,7 +11,8 @@ def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
 def pool2d(x: torch.Tensor, kernel: int | tuple[int, int],
            stride: int | tuple[int, int] | None = None,
            padding: int | tuple[int, int] = 0, mode: str = "max") -> torch.Tensor:
-    """Max or average pooling of (N, C, H, W), equal to F.max_pool2d / F.avg_pool2d."""
+    """Max or average pooling of (N, C, H, W), equal to F.max_pool2d / F.avg_pool2d: a new
+    tensor in x's dtype, from x in any layout."""
     if mode not in ("max", "avg"):
         raise ValueError(f"mode must be 'max' or 'avg', got {mode!r}")
     kh, kw = _pair(kernel)

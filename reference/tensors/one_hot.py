@@ -4,6 +4,7 @@ import torch
 
 
 def one_hot(labels: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
+    """``F.one_hot(labels, num_classes)`` built with ``scatter_``; labels in any memory layout."""
     if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
         raise ValueError(f"labels must have an integer dtype, got {labels.dtype}")
     labels = labels.long()

@@ -6,7 +6,8 @@ import torch.nn.functional as F
 
 def pad_sequences(seqs: list[torch.Tensor],
                   padding_value: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Batch-first ``(B, T_max, *rest)`` padding of ``seqs`` and their int64 CPU lengths."""
+    """Batch-first ``(B, T_max, *rest)`` padding of ``seqs`` (any dtype and layout) in a new
+    tensor, and their int64 CPU lengths."""
     if len(seqs) == 0:
         raise ValueError("seqs must hold at least one sequence")
     rest = seqs[0].shape[1:]
@@ -24,7 +25,8 @@ def pad_sequences(seqs: list[torch.Tensor],
 
 
 def pad_one_hot(sequence: torch.Tensor, target_length: int) -> torch.Tensor:
-    """``sequence`` (T, C) followed by ``target_length - T`` zero rows."""
+    """``sequence`` (T, C) followed by ``target_length - T`` zero rows, in a new tensor
+    (``F.pad`` copies, even with nothing to pad)."""
     extra = target_length - sequence.shape[0]
     if extra < 0:
         raise ValueError(f"target_length {target_length} is shorter than the sequence "

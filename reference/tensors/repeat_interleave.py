@@ -7,7 +7,8 @@ import torch
 
 def repeat_interleave(x: torch.Tensor, repeats: int | torch.Tensor,
                       dim: int | None = None) -> torch.Tensor:
-    """Repeat each slice of ``x`` along ``dim`` (flattened when None) ``repeats`` times."""
+    """Repeat each slice of ``x`` along ``dim`` (flattened when None) ``repeats`` times; always
+    a new tensor (``index_select`` copies), from ``x`` in any layout."""
     if dim is None:
         x, dim = x.flatten(), 0
     if not -x.dim() <= dim < x.dim():

@@ -39,14 +39,17 @@ def _coordinates(index: torch.Tensor, dim: int) -> tuple[torch.Tensor, ...]:
 
 
 def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
-    """``out[p] = input[p with its dim-th coordinate replaced by index[p]]``."""
+    """``out[p] = input[p with its dim-th coordinate replaced by index[p]]``: a new tensor,
+    from ``input`` and ``index`` in any layout."""
     dim = _check_index(input, dim, index)
     return input[_coordinates(index, dim)]
 
 
 def scatter(input: torch.Tensor, dim: int, index: torch.Tensor,
             src: torch.Tensor | float | int) -> torch.Tensor:
-    """A copy of ``input`` with ``src[p]`` written at ``p`` moved along ``dim`` to ``index[p]``."""
+    """A copy of ``input`` with ``src[p]`` written at ``p`` moved along ``dim`` to ``index[p]``
+    (always a new tensor, even for an empty index; ``src`` of another dtype is refused
+    before advanced indexing would raise RuntimeError)."""
     dim = _check_index(input, dim, index)
     if isinstance(src, torch.Tensor):
         if src.dim() != index.dim():

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same
 from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
-from tests.strategies import float_tensors
+from tests.strategies import (VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors,
+                              int_tensors, relaid)
 
 _INSTEAD = ("slide the kernel yourself: F.pad for the zeros, then loops over the output "
             "positions, or Tensor.unfold / F.unfold for all windows at once, and a sum of products")
@@ -27,17 +28,32 @@ pytestmark = pytest.mark.exercise(points=15, forbid={
 # so only the arithmetic differs): at most 3 * 3 * 3 products of values below 3.
 GPU_TOLERANCE = dict(rtol=1e-4, atol=1e-4)
 
+# Every tensor argument is only read: any layout, stride-0 expanded views included.
+READ_ONLY_LAYOUTS = (*VALUE_LAYOUTS, "expanded")
+# Half precision on the CPU with integer inputs in [-3, 3]: every product and every sum
+# of at most 3 * 3 * 3 of them is an integer below 256, exact in float16 and bfloat16,
+# so any summation order gives the float64 answer exactly.
+HALF_DTYPES = [torch.float16, torch.bfloat16]
+
 
 # ------------------------------------------------------------------ strategies
 
 @st.composite
-def corr2d_cases(draw) -> tuple[torch.Tensor, torch.Tensor]:
-    """(x, k): an (H, W) map and a (kh, kw) kernel that fits inside it."""
+def corr2d_cases(draw, dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+    """(x, k): an (H, W) map and a (kh, kw) kernel that fits inside it, each in any memory
+    layout; float64 values in [-3, 3], or integers in [-3, 3] for another dtype."""
     h, w = draw(st.integers(1, 6), label="H"), draw(st.integers(1, 6), label="W")
     kh, kw = draw(st.integers(1, min(h, 4)), label="kh"), draw(st.integers(1, min(w, 4)), label="kw")
-    x = draw(float_tensors((h, w), low=-3, high=3))
-    k = draw(float_tensors((kh, kw), low=-3, high=3))
+    x = draw(any_layout(draw(values((h, w), dtype), label="x"), READ_ONLY_LAYOUTS, label="x"))
+    k = draw(any_layout(draw(values((kh, kw), dtype), label="k"), READ_ONLY_LAYOUTS, label="k"))
     return x, k
+
+
+def values(shape: tuple[int, ...], dtype: torch.dtype) -> st.SearchStrategy[torch.Tensor]:
+    """float64 values in [-3, 3]; integers in [-3, 3] converted to any other dtype."""
+    if dtype == torch.float64:
+        return float_tensors(shape, low=-3, high=3)
+    return int_tensors(shape, -3, 3).map(lambda t: t.to(dtype))
 
 
 @dataclass
@@ -53,8 +69,9 @@ class ConvCase:
         return dict(stride=self.stride, padding=self.padding, dilation=self.dilation)
 
     def clones(self) -> tuple:
-        return (self.x.clone(), self.weight.clone(),
-                None if self.bias is None else self.bias.clone())
+        """Fresh copies, each in the memory layout drawn for it."""
+        return (copy_in_layout(self.x), copy_in_layout(self.weight),
+                None if self.bias is None else copy_in_layout(self.bias))
 
 
 def as_int_or_pair(draw, along_h: int, along_w: int) -> int | tuple[int, int]:
@@ -65,9 +82,11 @@ def as_int_or_pair(draw, along_h: int, along_w: int) -> int | tuple[int, int]:
 
 
 @st.composite
-def conv_cases(draw, with_settings: bool = True) -> ConvCase:
-    """A small batch, weight and maybe bias; stride 1-3, padding 0-2, dilation 1-2
-    per dim (all 1/0 without ``with_settings``), sides large enough for one window."""
+def conv_cases(draw, with_settings: bool = True, dtype: torch.dtype = torch.float64) -> ConvCase:
+    """A small batch, weight and maybe bias, each in any memory layout (transposed, sliced
+    out of a NaN-filled storage, expanded); stride 1-3, padding 0-2, dilation 1-2 per dim
+    (all 1/0 without ``with_settings``), sides large enough for one window. Values as
+    ``values`` gives them for ``dtype``."""
     n = draw(st.integers(1, 2), label="N")
     c_in, c_out = draw(st.integers(1, 3), label="C_in"), draw(st.integers(1, 3), label="C_out")
     dims = []
@@ -80,9 +99,13 @@ def conv_cases(draw, with_settings: bool = True) -> ConvCase:
         side = draw(st.integers(smallest, max(smallest, 6)), label=axis.upper())
         dims.append((side, k, s, p, d))
     (h, kh, sh, ph, dh), (w, kw, sw, pw, dw) = dims
-    x = draw(float_tensors((n, c_in, h, w), low=-3, high=3))
-    weight = draw(float_tensors((c_out, c_in, kh, kw), low=-3, high=3))
-    bias = draw(st.none() | float_tensors((c_out,), low=-3, high=3))
+    x = draw(any_layout(draw(values((n, c_in, h, w), dtype), label="x"), READ_ONLY_LAYOUTS,
+                        label="x"))
+    weight = draw(any_layout(draw(values((c_out, c_in, kh, kw), dtype), label="weight"),
+                             READ_ONLY_LAYOUTS, label="weight"))
+    bias = draw(st.none() | values((c_out,), dtype), label="bias")
+    if bias is not None:
+        bias = draw(any_layout(bias, READ_ONLY_LAYOUTS, label="bias"))
     return ConvCase(x, weight, bias, as_int_or_pair(draw, sh, sw),
                     as_int_or_pair(draw, ph, pw), as_int_or_pair(draw, dh, dw))
 
@@ -104,8 +127,37 @@ def settings_text(case: ConvCase) -> str:
 def test_corr2d_matches_f_conv2d(impl, case):
     x, k = case
     expected = F.conv2d(x[None, None], k[None, None])[0, 0]
-    assert_same(impl.corr2d(x.clone(), k.clone()), expected,
+    assert_same(impl.corr2d(copy_in_layout(x), copy_in_layout(k)), expected,
                 what="corr2d(x, k) (valid cross-correlation: no kernel flip, no padding)")
+
+
+def weighted_grads(fn, leaves: list[torch.Tensor | None], **kwargs) -> tuple[torch.Tensor | None, ...]:
+    """Gradients w.r.t. the non-None ``leaves`` of a random weighted sum of ``fn(*leaves)``."""
+    out = fn(*leaves, **kwargs)
+    if not isinstance(out, torch.Tensor):
+        raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
+    if not out.requires_grad:
+        raise AssertionError("the output is not connected to its inputs: backward cannot reach "
+                             "them (no .item(), torch.tensor(...) or .detach())")
+    manual_seed(1)
+    inputs = [t for t in leaves if t is not None]
+    return torch.autograd.grad((out * random_weights(out)).sum(), inputs, allow_unused=True)
+
+
+@settings(max_examples=25)
+@given(corr2d_cases())
+def test_corr2d_gradients_match_f_conv2d(impl, case):
+    """corr2d stays in the autograd graph: gradients reach x and k."""
+    x, k = case
+
+    def leaves() -> list[torch.Tensor]:
+        return [copy_in_layout(x).requires_grad_(), copy_in_layout(k).requires_grad_()]
+
+    expected = weighted_grads(lambda a, b: F.conv2d(a[None, None], b[None, None])[0, 0], leaves())
+    got = weighted_grads(impl.corr2d, leaves())
+    for name, g, e in zip(("x", "k"), got, expected):
+        assert g is not None, f"no gradient reaches {name}: keep corr2d in the graph"
+        assert_same(g, e, what=f"gradient w.r.t. {name} of a weighted sum of corr2d(x, k)")
 
 
 # ------------------------------------------------------------------ conv2d
@@ -130,25 +182,42 @@ def test_conv2d_matches_f_conv2d_with_stride_padding_dilation(impl, case):
 @settings(max_examples=25)
 @given(conv_cases())
 def test_conv2d_gradients_match_f_conv2d(impl, case):
-    def grads(conv) -> tuple[torch.Tensor | None, ...]:
-        leaves = [None if t is None else t.clone().requires_grad_() for t in case.clones()]
-        out = conv(*leaves, **case.kwargs())
-        if not isinstance(out, torch.Tensor):
-            raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
-        if not out.requires_grad:
-            raise AssertionError("the output is not connected to x, weight and bias: backward "
-                                 "cannot reach them (no .item(), torch.tensor(...) or .detach())")
-        manual_seed(1)
-        inputs = [t for t in leaves if t is not None]
-        weights = random_weights(out)
-        return torch.autograd.grad((out * weights).sum(), inputs, allow_unused=True)
+    def leaves() -> list[torch.Tensor | None]:
+        return [None if t is None else t.requires_grad_() for t in case.clones()]
 
-    expected = grads(F.conv2d)
-    got = grads(impl.conv2d)
+    expected = weighted_grads(F.conv2d, leaves(), **case.kwargs())
+    got = weighted_grads(impl.conv2d, leaves(), **case.kwargs())
     for name, g, e in zip(("x", "weight", "bias"), got, expected):
         assert g is not None, f"no gradient reaches {name}: keep it in the graph"
         assert_same(g, e, what=f"gradient w.r.t. {name} of a weighted sum of the output, "
                                f"with {settings_text(case)}")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@example((ConvCase(relaid(torch.ones(1, 2, 4, 4, dtype=torch.bfloat16), "sliced"),
+                   relaid(torch.ones(3, 2, 2, 2, dtype=torch.bfloat16), "permuted"), None, 1, 0, 1),
+          (torch.ones(3, 3, dtype=torch.bfloat16), torch.ones(2, 2, dtype=torch.bfloat16))))
+@given(st.sampled_from(HALF_DTYPES).flatmap(
+    lambda dtype: st.tuples(conv_cases(dtype=dtype), corr2d_cases(dtype=dtype))))
+def test_half_precision_on_cpu_keeps_the_dtype(impl, cases):
+    """float16 and bfloat16 run on the CPU: the result keeps the input's dtype and equals
+    float64 F.conv2d (integer inputs, so exact in any summation order)."""
+    conv_case, (x, k) = cases
+    dtype = conv_case.x.dtype
+    for name, got, expected in (
+            ("conv2d", lambda: impl.conv2d(*conv_case.clones(), **conv_case.kwargs()),
+             lambda: F.conv2d(*(None if t is None else t.double() for t in
+                                (conv_case.x, conv_case.weight, conv_case.bias)), **conv_case.kwargs())),
+            ("corr2d", lambda: impl.corr2d(copy_in_layout(x), copy_in_layout(k)),
+             lambda: F.conv2d(x.double()[None, None], k.double()[None, None])[0, 0])):
+        out = got()
+        assert isinstance(out, torch.Tensor) and out.dtype == dtype, (
+            f"{name} of {dtype} inputs returned "
+            f"{out.dtype if isinstance(out, torch.Tensor) else type(out).__name__}; expected "
+            f"{dtype}, like the input (x.new_zeros, or no .float() without casting back)")
+        assert_same(out.double(), expected(), what=f"{name} in {dtype} vs float64 F.conv2d "
+                                                   "(integer inputs: exact in any order)")
 
 
 # ------------------------------------------------------------------ GPU

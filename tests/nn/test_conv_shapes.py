@@ -8,11 +8,12 @@ from dataclasses import dataclass
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
 from grader.expect import assert_same, expect_raises
+from tests.properties import anchored
 
 # Pure integer arithmetic: nothing a GPU would change, so no cuda test here.
 pytestmark = pytest.mark.exercise(points=10)
@@ -62,8 +63,8 @@ def conv_dims(draw, fits: bool = True) -> Dim:
 
 @st.composite
 def transpose_dims(draw, kind: str = "valid") -> Dim:
-    """Transposed-conv arguments: ``valid``, ``output_padding`` too large (not below
-    stride or dilation), or ``empty`` (so much padding that no output is left)."""
+    """Transposed-conv arguments: ``valid``, ``output_padding`` too large (at least both
+    stride and dilation), or ``empty`` (so much padding that no output is left)."""
     n = draw(st.integers(1, 8), label="n")
     kernel = draw(st.integers(1, 5), label="kernel")
     dilation = draw(st.integers(1, 3), label="dilation")
@@ -130,6 +131,23 @@ def receptive_field_by_gradient(layers: list[tuple[int, int]]) -> int:
     return int(reached.max() - reached.min()) + 1
 
 
+def ordinary_conv(impl, dim: Dim, why: str):
+    """An anchor: conv_output_size of a fitting case equals nn.Conv2d's output size."""
+    return anchored(lambda: impl.conv_output_size(dim.n, dim.kernel, **dim.conv_kwargs()),
+                    lambda: conv2d_output_hw(dim, Dim(1, 1))[0],
+                    what=f"conv_output_size({dim.n}, kernel={dim.kernel}, {dim.conv_kwargs()}) "
+                         f"vs nn.Conv2d ({why})")
+
+
+def ordinary_transpose(impl, dim: Dim, why: str):
+    """An anchor: conv_transpose_output_size of a valid case equals nn.ConvTranspose2d's."""
+    return anchored(lambda: impl.conv_transpose_output_size(dim.n, dim.kernel,
+                                                            **dim.transpose_kwargs()),
+                    lambda: conv_transpose2d_output_hw(dim, Dim(1, 1))[0],
+                    what=f"conv_transpose_output_size({dim.n}, kernel={dim.kernel}, "
+                         f"{dim.transpose_kwargs()}) vs nn.ConvTranspose2d ({why})")
+
+
 # ------------------------------------------------------------------ conv_output_size
 
 @pytest.mark.weight(3)
@@ -144,19 +162,23 @@ def test_conv_output_size_matches_conv2d(impl, h, w):
 
 
 @settings(max_examples=20)
-@given(conv_dims(fits=False))
-def test_conv_output_size_raises_when_kernel_does_not_fit(impl, dim):
+@given(conv_dims(fits=False), conv_dims())
+def test_conv_output_size_raises_when_kernel_does_not_fit(impl, dim, fitting):
     assert torch_refuses(lambda: conv2d_output_hw(dim, Dim(1, 1))), "nn.Conv2d accepted it"
-    with expect_raises(ValueError, when=f"the kernel spans {dim.span} positions but the padded "
-                                        f"input has {dim.n + 2 * dim.padding} (nn.Conv2d "
-                                        "raises here)"):
-        impl.conv_output_size(dim.n, dim.kernel, **dim.conv_kwargs())
+    with ordinary_conv(impl, fitting, "beside the case that does not fit"):
+        with expect_raises(ValueError, when=f"the kernel spans {dim.span} positions but the "
+                                            f"padded input has {dim.n + 2 * dim.padding} "
+                                            "(nn.Conv2d raises here)"):
+            impl.conv_output_size(dim.n, dim.kernel, **dim.conv_kwargs())
 
 
 # ------------------------------------------------------------------ conv_transpose_output_size
 
 @pytest.mark.weight(3)
 @settings(max_examples=40)
+# output_padding may reach the stride when it stays below the dilation, and the other way
+@example(Dim(4, 3, stride=1, padding=1, dilation=3, output_padding=2),
+         Dim(3, 2, stride=3, padding=0, dilation=1, output_padding=2))
 @given(transpose_dims(), transpose_dims())
 def test_conv_transpose_output_size_matches_conv_transpose2d(impl, h, w):
     expected = conv_transpose2d_output_hw(h, w)
@@ -167,8 +189,8 @@ def test_conv_transpose_output_size_matches_conv_transpose2d(impl, h, w):
 
 
 @settings(max_examples=25)
-@given(st.sampled_from(["output_padding", "empty"]).flatmap(transpose_dims))
-def test_conv_transpose_output_size_raises_value_error(impl, dim):
+@given(st.sampled_from(["output_padding", "empty"]).flatmap(transpose_dims), transpose_dims())
+def test_conv_transpose_output_size_raises_value_error(impl, dim, valid):
     assert torch_refuses(lambda: conv_transpose2d_output_hw(dim, Dim(1, 1))), (
         "nn.ConvTranspose2d accepted it")
     if dim.output_padding >= max(dim.stride, dim.dilation):
@@ -176,8 +198,9 @@ def test_conv_transpose_output_size_raises_value_error(impl, dim):
                f"or dilation {dim.dilation}")
     else:
         why = f"padding {dim.padding} leaves no output position"
-    with expect_raises(ValueError, when=f"{why} (nn.ConvTranspose2d raises here)"):
-        impl.conv_transpose_output_size(dim.n, dim.kernel, **dim.transpose_kwargs())
+    with ordinary_transpose(impl, valid, "beside the refused case"):
+        with expect_raises(ValueError, when=f"{why} (nn.ConvTranspose2d raises here)"):
+            impl.conv_transpose_output_size(dim.n, dim.kernel, **dim.transpose_kwargs())
 
 
 @settings(max_examples=25)
@@ -186,6 +209,9 @@ def test_conv_transpose_undoes_conv_shape(impl, dim):
     """Public invariant: the transposed conv with the same arguments maps the conv's
     output size back to n, with output_padding = the positions the stride skipped."""
     out = impl.conv_output_size(dim.n, dim.kernel, **dim.conv_kwargs())
+    expected_out = conv2d_output_hw(dim, Dim(1, 1))[0]
+    assert out == expected_out, (f"conv_output_size({dim.n}, kernel={dim.kernel}, "
+                                 f"{dim.conv_kwargs()}) = {out!r}; nn.Conv2d gives {expected_out}")
     skipped = (dim.n + 2 * dim.padding - dim.span) % dim.stride
     back = impl.conv_transpose_output_size(out, dim.kernel, output_padding=skipped,
                                            **dim.conv_kwargs())

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same
 from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
-from tests.strategies import float_tensors
+from tests.strategies import (VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors,
+                              int_tensors, relaid)
 
 _INSTEAD = ("spread x out with stride - 1 zeros between pixels, F.pad it by kernel - 1 - padding, "
             "flip the kernel (and swap its channel dims), then F.conv2d with stride 1")
@@ -24,6 +25,12 @@ pytestmark = pytest.mark.exercise(points=10, forbid={
 
 # float32 on the GPU against float64 on the CPU, from the same float32 inputs.
 GPU_TOLERANCE = dict(rtol=1e-4, atol=1e-4)
+
+# Every tensor argument is only read: any layout, stride-0 expanded views included.
+READ_ONLY_LAYOUTS = (*VALUE_LAYOUTS, "expanded")
+# Half precision on the CPU with integer inputs in [-3, 3]: every output is a sum of at
+# most 3 * 3 * 3 products below 10, an integer below 256, exact in float16 and bfloat16.
+HALF_DTYPES = [torch.float16, torch.bfloat16]
 
 
 # ------------------------------------------------------------------ strategies
@@ -40,8 +47,9 @@ class TransposeCase:
         return dict(stride=self.stride, padding=self.padding)
 
     def clones(self) -> tuple:
-        return (self.x.clone(), self.weight.clone(),
-                None if self.bias is None else self.bias.clone())
+        """Fresh copies, each in the memory layout drawn for it."""
+        return (copy_in_layout(self.x), copy_in_layout(self.weight),
+                None if self.bias is None else copy_in_layout(self.bias))
 
     def text(self) -> str:
         return (f"stride={self.stride}, padding={self.padding}, kernel "
@@ -54,10 +62,20 @@ def as_int_or_pair(draw, along_h: int, along_w: int) -> int | tuple[int, int]:
     return (along_h, along_w)
 
 
+def values(shape: tuple[int, ...], dtype: torch.dtype) -> st.SearchStrategy[torch.Tensor]:
+    """float64 values in [-3, 3]; integers in [-3, 3] converted to any other dtype."""
+    if dtype == torch.float64:
+        return float_tensors(shape, low=-3, high=3)
+    return int_tensors(shape, -3, 3).map(lambda t: t.to(dtype))
+
+
 @st.composite
-def transpose_cases(draw, with_settings: bool = True, bias: bool = True) -> TransposeCase:
-    """Small x and weight; per dim kernel 1-3, stride 1-3 and 0 <= padding <= kernel - 1,
-    small enough for an output of at least one pixel (stride 1, padding 0 without ``with_settings``)."""
+def transpose_cases(draw, with_settings: bool = True, bias: bool = True,
+                    dtype: torch.dtype = torch.float64) -> TransposeCase:
+    """Small x and weight, each in any memory layout (transposed, sliced out of a NaN-filled
+    storage, expanded); per dim kernel 1-3, stride 1-3 and 0 <= padding <= kernel - 1,
+    small enough for an output of at least one pixel (stride 1, padding 0 without
+    ``with_settings``)."""
     n = draw(st.integers(1, 2), label="N")
     c_in, c_out = draw(st.integers(1, 3), label="C_in"), draw(st.integers(1, 3), label="C_out")
     dims = []
@@ -69,9 +87,13 @@ def transpose_cases(draw, with_settings: bool = True, bias: bool = True) -> Tran
         p = draw(st.integers(0, most), label=f"padding_{axis}") if with_settings else 0
         dims.append((side, k, s, p))
     (h, kh, sh, ph), (w, kw, sw, pw) = dims
-    x = draw(float_tensors((n, c_in, h, w), low=-3, high=3))
-    weight = draw(float_tensors((c_in, c_out, kh, kw), low=-3, high=3))
-    b = draw(st.none() | float_tensors((c_out,), low=-3, high=3)) if bias else None
+    x = draw(any_layout(draw(values((n, c_in, h, w), dtype), label="x"), READ_ONLY_LAYOUTS,
+                        label="x"))
+    weight = draw(any_layout(draw(values((c_in, c_out, kh, kw), dtype), label="weight"),
+                             READ_ONLY_LAYOUTS, label="weight"))
+    b = draw(st.none() | values((c_out,), dtype), label="bias") if bias else None
+    if b is not None:
+        b = draw(any_layout(b, READ_ONLY_LAYOUTS, label="bias"))
     return TransposeCase(x, weight, b, as_int_or_pair(draw, sh, sw), as_int_or_pair(draw, ph, pw))
 
 
@@ -83,6 +105,8 @@ def expected_output(case: TransposeCase) -> torch.Tensor:
 
 @pytest.mark.weight(2)
 @settings(max_examples=30)
+@example(TransposeCase(relaid(torch.arange(16.).reshape(2, 2, 2, 2), "permuted"),
+                       relaid(torch.arange(12.).reshape(2, 3, 2, 1), "sliced"), None, 1, 0))
 @given(transpose_cases(with_settings=False))
 def test_matches_f_conv_transpose2d_stride_1(impl, case):
     assert_same(impl.conv_transpose2d(*case.clones()), expected_output(case),
@@ -101,11 +125,13 @@ def test_matches_f_conv_transpose2d(impl, case):
 @given(transpose_cases())
 def test_output_shape(impl, case):
     got = impl.conv_transpose2d(*case.clones(), **case.kwargs())
-    expected = tuple(expected_output(case).shape)
+    expected = expected_output(case)
     assert isinstance(got, torch.Tensor), f"conv_transpose2d returned {type(got).__name__}"
-    assert tuple(got.shape) == expected, (
+    assert tuple(got.shape) == tuple(expected.shape), (
         f"output shape {tuple(got.shape)} with input {tuple(case.x.shape)} and {case.text()}; "
-        f"expected {expected}: H_out = (H - 1) * stride - 2 * padding + kernel")
+        f"expected {tuple(expected.shape)}: H_out = (H - 1) * stride - 2 * padding + kernel")
+    assert_same(got, expected, what=f"conv_transpose2d with {case.text()} (vs F.conv_transpose2d), "
+                                    "beside its shape")
 
 
 @settings(max_examples=25)
@@ -129,7 +155,7 @@ def test_is_the_input_gradient_of_conv2d(impl, case):
 @given(transpose_cases())
 def test_gradients_match_f_conv_transpose2d(impl, case):
     def grads(fn) -> tuple[torch.Tensor | None, ...]:
-        leaves = [None if t is None else t.clone().requires_grad_() for t in case.clones()]
+        leaves = [None if t is None else t.requires_grad_() for t in case.clones()]
         out = fn(*leaves, **case.kwargs())
         if not isinstance(out, torch.Tensor):
             raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
@@ -147,6 +173,24 @@ def test_gradients_match_f_conv_transpose2d(impl, case):
         assert g is not None, f"no gradient reaches {name}: keep it in the graph"
         assert_same(g, e, what=f"gradient w.r.t. {name} of a weighted sum of the output, "
                                f"with {case.text()}")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(st.sampled_from(HALF_DTYPES).flatmap(lambda dtype: transpose_cases(dtype=dtype)))
+def test_half_precision_on_cpu_keeps_the_dtype(impl, case):
+    """float16 and bfloat16 run on the CPU: the result keeps the input's dtype and equals
+    float64 F.conv_transpose2d (integer inputs, so exact in any summation order)."""
+    dtype = case.x.dtype
+    got = impl.conv_transpose2d(*case.clones(), **case.kwargs())
+    assert isinstance(got, torch.Tensor) and got.dtype == dtype, (
+        f"conv_transpose2d of {dtype} inputs returned "
+        f"{got.dtype if isinstance(got, torch.Tensor) else type(got).__name__}; expected {dtype}, "
+        "like the input (x.new_zeros for the spread input, no .float() without casting back)")
+    expected = F.conv_transpose2d(*(None if t is None else t.double()
+                                    for t in (case.x, case.weight, case.bias)), **case.kwargs())
+    assert_same(got.double(), expected, what=f"conv_transpose2d in {dtype} with {case.text()} vs "
+                                              "float64 F.conv_transpose2d (integer inputs: exact)")
 
 
 # ------------------------------------------------------------------ GPU

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
-from tests.strategies import float_tensors, shapes
+from tests.properties import anchored
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, relaid, shapes
 
 _BY_HAND = ("compute mean and the biased variance over the normalised dims (keepdim=True), "
             "then (x - mean) / torch.sqrt(var + eps), times weight, plus bias")
@@ -43,6 +44,14 @@ GPU_TOLERANCE = {torch.float32: dict(rtol=1e-4, atol=1e-3),
                  torch.float16: dict(rtol=2e-3, atol=2e-3),
                  torch.bfloat16: dict(rtol=1.6e-2, atol=1.6e-2)}
 
+# Slices far from 0 (a large offset, a spread of at most 2): var = E[x^2] - E[x]^2 loses
+# ~offset^2 * 1e-16 to cancellation even in float64 (1e-6 of a variance near 1 at an
+# offset of 1e5), while subtracting the mean first leaves ~offset * 1e-16.
+LARGE_OFFSETS = [1e5, -3e5, 1e6]
+
+# x, weight and bias are only read: any layout, stride-0 expanded views included.
+READ_ONLY_LAYOUTS = (*VALUE_LAYOUTS, "expanded")
+
 
 # ------------------------------------------------------------------ strategies
 
@@ -55,9 +64,9 @@ class Case:
     eps: float
 
     def args(self) -> tuple:
-        """Fresh copies of the arguments for one call."""
+        """Fresh copies of the arguments for one call, each in the layout drawn for it."""
         def copy(t):
-            return None if t is None else t.clone()
+            return None if t is None else copy_in_layout(t)
         return copy(self.x), self.normalized_shape, copy(self.weight), copy(self.bias), self.eps
 
     def expected(self) -> torch.Tensor:
@@ -73,7 +82,8 @@ class Case:
 def layer_norm_cases(draw, affine: str = "maybe", dtypes=(torch.float64, torch.float32),
                      low: float = -10.0, high: float = 10.0, eps=st.sampled_from(EPSILONS),
                      min_batch_side: int = 0) -> Case:
-    """0-2 batch dims (sides may be 0), 1-3 normalised dims, maybe weight and bias.
+    """0-2 batch dims (sides may be 0), 1-3 normalised dims, maybe weight and bias, each
+    tensor in any memory layout (transposed, sliced out of a NaN-filled storage, expanded).
 
     ``affine`` is "maybe" (each of weight and bias present or not) or "never"."""
     batch = draw(shapes(min_dims=0, max_dims=2, min_side=min_batch_side, max_side=3), label="batch dims")
@@ -85,7 +95,16 @@ def layer_norm_cases(draw, affine: str = "maybe", dtypes=(torch.float64, torch.f
     x = draw(float_tensors((*batch, *normalized), dtype=dtype, low=low, high=high), label="x")
     weight = draw(float_tensors(normalized, dtype=dtype, low=-3, high=3), label="weight") if with_weight else None
     bias = draw(float_tensors(normalized, dtype=dtype, low=-3, high=3), label="bias") if with_bias else None
+    x, weight, bias = (None if t is None else draw(any_layout(t, READ_ONLY_LAYOUTS, label=name))
+                       for name, t in (("x", x), ("weight", weight), ("bias", bias)))
     return Case(x, form(normalized), weight, bias, draw(eps, label="eps"))
+
+
+def ordinary(impl, case: Case, why: str):
+    """An anchor: layer_norm of a valid case equals F.layer_norm."""
+    return anchored(lambda: impl.layer_norm(*case.args()), case.expected, **case.tolerance(),
+                    what=f"layer_norm over normalized_shape {list(case.normalized_shape)} of x of "
+                         f"shape {list(case.x.shape)} vs F.layer_norm ({why})")
 
 
 def slices(t: torch.Tensor, ndims: int) -> torch.Tensor:
@@ -169,17 +188,55 @@ def test_gradients_match_f_layer_norm(impl, case):
                                "(vs F.layer_norm)")
 
 
-@settings(max_examples=30)
-@given(layer_norm_cases(affine="never"), st.integers(1, 3), st.sampled_from(["wrong side", "empty"]))
-def test_mismatched_normalized_shape_raises_value_error(impl, case, extra, how):
-    x = case.x
+@st.composite
+def mismatched_shapes(draw, case: Case) -> tuple[tuple[int, ...], str]:
+    """A normalized_shape that is not the last dims of ``case.x``: empty, one size changed
+    (any of them, not only the last), or more dims than x has."""
+    shape = list(case.normalized_shape)
+    how = draw(st.sampled_from(["size", "empty", "too many dims"]), label="how")
     if how == "empty":
-        shape, when = (), "normalized_shape is empty"
+        return (), "normalized_shape is empty"
+    if how == "size":
+        d = draw(st.integers(0, len(shape) - 1), label="dim changed")
+        shape[d] += draw(st.integers(1, 3), label="by")
     else:
-        shape = tuple(case.normalized_shape)[:-1] + (x.shape[-1] + extra,)
-        when = f"normalized_shape {list(shape)} is not the last dims of x {list(x.shape)}"
-    with expect_raises(ValueError, when=when):
-        impl.layer_norm(x.clone(), shape)
+        shape = [draw(st.integers(1, 3), label="extra leading size")] * (case.x.dim() - len(shape) + 1) + list(case.x.shape)
+    return tuple(shape), f"normalized_shape {shape} is not the last dims of x {list(case.x.shape)}"
+
+
+@settings(max_examples=30)
+@given(layer_norm_cases(affine="never"), st.data())
+def test_mismatched_normalized_shape_raises_value_error(impl, case, data):
+    shape, when = data.draw(mismatched_shapes(case))
+    with ordinary(impl, case, "the same x with its own normalized_shape"):
+        with expect_raises(ValueError, when=when):
+            impl.layer_norm(copy_in_layout(case.x), shape)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@example(Case(torch.tensor([[-1.0, -0.5, 0.25, 1.0]], dtype=torch.float64), (4,), None, None, 1e-5),
+         1e6)
+@given(layer_norm_cases(low=-1.0, high=1.0, dtypes=(torch.float64,)),
+       st.sampled_from(LARGE_OFFSETS))
+def test_slices_far_from_zero(impl, case, offset):
+    """Activations with a mean far from 0 and a small spread: the variance must be the mean
+    of squared deviations from the mean, not E[x^2] - E[x]^2 (cancellation)."""
+    case.x = case.x + offset  # also a contiguous copy: every layout was tried elsewhere
+    assert_same(impl.layer_norm(*case.args()), case.expected(),
+                what=f"layer_norm of slices around {offset:g} (spread <= 2) over "
+                     f"{list(case.normalized_shape)}, eps={case.eps}: subtract the mean, then square")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(layer_norm_cases(dtypes=(torch.float64,), low=-3.0, high=3.0, min_batch_side=1),
+       st.sampled_from([0.0, 8.0, -4.0]), st.sampled_from([torch.float16, torch.bfloat16]))
+def test_half_precision_on_cpu(impl, case, offset, dtype):
+    """float16 and bfloat16 run on the CPU too: the result keeps the dtype, and with the
+    statistics in float32 it is the float64 answer rounded once."""
+    case.x = case.x + offset  # activations with a mean far from 0: a half-precision mean is coarse
+    check_half_precision(impl.layer_norm, case, dtype, "cpu")
 
 
 # ------------------------------------------------------------------ on the GPU

@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
+from tests.properties import anchored, assert_no_shared_memory
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, int_tensors, relaid
 
 _INSTEAD = ("slide the window yourself: F.pad (value=-inf for max, 0 for avg), Tensor.unfold "
             "along H and then W, and amax / sum over the two window dims")
@@ -30,6 +32,10 @@ MODES = {"max": F.max_pool2d, "avg": F.avg_pool2d}
 GPU_TOLERANCE = {torch.float32: dict(rtol=1e-5, atol=1e-5),
                  torch.float16: dict(rtol=2e-3, atol=1e-3),
                  torch.bfloat16: dict(rtol=2e-2, atol=1e-2)}
+# The same on the CPU, with integers in [-12, 12]: a window's sum (at most 9 of them) is
+# exact in float16 and bfloat16 in any order, so only the division rounds, once.
+CPU_HALF_TOLERANCE = {torch.float16: dict(rtol=1e-3, atol=1e-3),
+                      torch.bfloat16: dict(rtol=8e-3, atol=8e-3)}
 
 
 # ------------------------------------------------------------------ strategies
@@ -65,9 +71,12 @@ def distinct_values(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
 
 
 @st.composite
-def pool_cases(draw, stride: str = "maybe", dtype: torch.dtype = torch.float64) -> PoolCase:
-    """(N, C, H, W) input with N <= 2, C <= 3, H, W <= 6; kernels up to 3x3, padding at
-    most half the kernel, windows that fit; ``stride`` is "maybe", "never" or "always"."""
+def pool_cases(draw, stride: str = "maybe", dtype: torch.dtype = torch.float64,
+               small_ints: bool = False) -> PoolCase:
+    """(N, C, H, W) input with N <= 2, C <= 3, H, W <= 6, in any memory layout (transposed,
+    sliced out of a NaN-filled storage); kernels up to 3x3, padding at most half the
+    kernel, windows that fit; ``stride`` is "maybe", "never" or "always". Distinct values
+    (no ties), or with ``small_ints`` integers in [-12, 12]."""
     kh, kw = draw(st.integers(1, 3), label="kh"), draw(st.integers(1, 3), label="kw")
     ph, pw = draw(st.integers(0, kh // 2), label="ph"), draw(st.integers(0, kw // 2), label="pw")
     height = draw(st.integers(max(1, kh - 2 * ph), 6), label="H")
@@ -80,12 +89,22 @@ def pool_cases(draw, stride: str = "maybe", dtype: torch.dtype = torch.float64) 
         stride_arg = int_or_pair(draw, sh, sw, "stride")
     else:
         stride_arg = None
-    return PoolCase(distinct_values((n, c, height, width), dtype),
+    x = (draw(int_tensors((n, c, height, width), -12, 12), label="x").to(dtype) if small_ints
+         else distinct_values((n, c, height, width), dtype))
+    return PoolCase(draw(any_layout(x, VALUE_LAYOUTS, label="x")),
                     int_or_pair(draw, kh, kw, "kernel"), stride_arg,
                     int_or_pair(draw, ph, pw, "padding"))
 
 
 # ------------------------------------------------------------------ helpers
+
+def ordinary(impl, case: PoolCase, mode: str, why: str):
+    """An anchor: pool2d of a valid case equals PyTorch's pooling."""
+    return anchored(lambda: impl.pool2d(copy_in_layout(case.x), mode=mode, **case.kwargs()),
+                    lambda: case.expected(mode),
+                    what=f"pool2d(mode={mode!r}, {case.kwargs()}) of an input of shape "
+                         f"{tuple(case.x.shape)} vs F.{mode}_pool2d ({why})")
+
 
 def as_tensor(got: Any) -> torch.Tensor:
     """The student's result, checked to be a tensor before tensor-only checks."""
@@ -113,7 +132,7 @@ def check_pool_on_device(pool2d, case: PoolCase, mode: str, dtype: torch.dtype,
 @settings(max_examples=40)
 @given(pool_cases())
 def test_max_pool_matches_f_max_pool2d(impl, case):
-    got = impl.pool2d(case.x.clone(), mode="max", **case.kwargs())
+    got = impl.pool2d(copy_in_layout(case.x), mode="max", **case.kwargs())
     assert_same(got, case.expected("max"), what="pool2d(mode='max') vs F.max_pool2d")
 
 
@@ -121,7 +140,7 @@ def test_max_pool_matches_f_max_pool2d(impl, case):
 @settings(max_examples=40)
 @given(pool_cases())
 def test_avg_pool_matches_f_avg_pool2d(impl, case):
-    got = impl.pool2d(case.x.clone(), mode="avg", **case.kwargs())
+    got = impl.pool2d(copy_in_layout(case.x), mode="avg", **case.kwargs())
     assert_same(got, case.expected("avg"),
                 what="pool2d(mode='avg') vs F.avg_pool2d (padding counts as zeros, "
                      "divide by kh * kw)")
@@ -130,7 +149,7 @@ def test_avg_pool_matches_f_avg_pool2d(impl, case):
 @settings(max_examples=20)
 @given(pool_cases(stride="never"), st.sampled_from(["max", "avg"]))
 def test_stride_defaults_to_kernel(impl, case, mode):
-    got = impl.pool2d(case.x.clone(), mode=mode, **case.kwargs())
+    got = impl.pool2d(copy_in_layout(case.x), mode=mode, **case.kwargs())
     assert_same(got, case.expected(mode),
                 what=f"pool2d(mode={mode!r}) without a stride (stride=None means stride = kernel)")
 
@@ -138,8 +157,37 @@ def test_stride_defaults_to_kernel(impl, case, mode):
 @settings(max_examples=20)
 @given(pool_cases(stride="always", dtype=torch.float32), st.sampled_from(["max", "avg"]))
 def test_keeps_float32(impl, case, mode):
-    got = impl.pool2d(case.x.clone(), mode=mode, **case.kwargs())
+    got = impl.pool2d(copy_in_layout(case.x), mode=mode, **case.kwargs())
     assert_same(got, case.expected(mode), what=f"pool2d(mode={mode!r}) of a float32 input")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(st.sampled_from([torch.float16, torch.bfloat16]).flatmap(
+    lambda dtype: pool_cases(dtype=dtype, small_ints=True)), st.sampled_from(["max", "avg"]))
+def test_half_precision_on_cpu_keeps_the_dtype(impl, case, mode):
+    """float16 and bfloat16 pool on the CPU too: the result keeps the dtype and matches
+    float64 pooling of the same values (only the average's division rounds)."""
+    dtype = case.x.dtype
+    got = as_tensor(impl.pool2d(copy_in_layout(case.x), mode=mode, **case.kwargs()))
+    assert got.dtype == dtype, (f"pool2d(mode={mode!r}) of a {dtype} input returned {got.dtype}; "
+                                "expected the input's dtype")
+    assert_same(got.double(), case.expected(mode, case.x.double()),
+                what=f"pool2d(mode={mode!r}) in {dtype} vs float64 on the CPU",
+                **CPU_HALF_TOLERANCE[dtype])
+
+
+@settings(max_examples=20)
+@example(PoolCase(torch.arange(8.).reshape(1, 2, 2, 2), 1, None, 0), "max", True)
+@given(pool_cases(), st.sampled_from(["max", "avg"]), st.booleans())
+def test_result_shares_no_memory_with_x(impl, case, mode, one_by_one):
+    """A new tensor, even for a 1x1 window with stride 1 (the result equals x)."""
+    if one_by_one:
+        case = PoolCase(case.x, 1, None, 0)
+    x = copy_in_layout(case.x)
+    got = impl.pool2d(x, mode=mode, **case.kwargs())
+    assert_no_shared_memory(got, x, what=f"pool2d(x, mode={mode!r}, {case.kwargs()})")
+    assert_same(got, case.expected(mode), what=f"pool2d(mode={mode!r}) vs F.{mode}_pool2d")
 
 
 @pytest.mark.weight(2)
@@ -149,7 +197,7 @@ def test_gradients_match_torch(impl, case, mode):
     """No ties in the input, so max pooling's gradient is unambiguous."""
 
     def grad_of(pool) -> torch.Tensor:
-        x = case.x.clone().requires_grad_()
+        x = copy_in_layout(case.x).requires_grad_()
         out = as_tensor(pool(x))
         if not out.requires_grad:
             raise AssertionError("the output is detached from x: backward cannot reach x "
@@ -173,26 +221,30 @@ def test_padding_over_half_the_kernel_raises_value_error(impl, case, side, exces
     ph, pw = (case.padding, case.padding) if isinstance(case.padding, int) else case.padding
     padding = (kh // 2 + excess, pw) if side == "h" else (ph, kw // 2 + excess)
     kwargs = dict(case.kwargs(), padding=padding)
-    with expect_raises(ValueError, when=f"padding {padding} is more than half the kernel "
-                                        f"{(kh, kw)} (F.{mode}_pool2d refuses it too)"):
-        impl.pool2d(case.x, mode=mode, **kwargs)
+    with ordinary(impl, case, mode, "the same case with its valid padding"):
+        with expect_raises(ValueError, when=f"padding {padding} is more than half the kernel "
+                                            f"{(kh, kw)} (F.{mode}_pool2d refuses it too)"):
+            impl.pool2d(copy_in_layout(case.x), mode=mode, **kwargs)
 
 
 @settings(max_examples=15)
 @given(st.integers(2, 4), st.integers(1, 3), st.sampled_from(["h", "w"]),
-       st.sampled_from(["max", "avg"]))
-def test_window_larger_than_input_raises_value_error(impl, kernel, short, side, mode):
+       st.sampled_from(["max", "avg"]), pool_cases())
+def test_window_larger_than_input_raises_value_error(impl, kernel, short, side, mode, case):
     size = max(1, kernel - short)
     shape = (1, 1, size, kernel) if side == "h" else (1, 1, kernel, size)
-    with expect_raises(ValueError, when=f"the {kernel}x{kernel} window does not fit an input "
-                                        f"of shape {shape} (no padding)"):
-        impl.pool2d(torch.zeros(shape), kernel, mode=mode)
+    with ordinary(impl, case, mode, "beside the window that does not fit"):
+        with expect_raises(ValueError, when=f"the {kernel}x{kernel} window does not fit an "
+                                            f"input of shape {shape} (no padding)"):
+            impl.pool2d(torch.zeros(shape), kernel, mode=mode)
 
 
-@given(st.sampled_from(["min", "mean", "average", "MAX", "sum"]))
-def test_unknown_mode_raises_value_error(impl, mode):
-    with expect_raises(ValueError, when=f"mode is {mode!r} (only 'max' and 'avg' exist)"):
-        impl.pool2d(torch.zeros(1, 1, 2, 2), 2, mode=mode)
+@given(st.sampled_from(["min", "mean", "average", "MAX", "sum"]), pool_cases(),
+       st.sampled_from(["max", "avg"]))
+def test_unknown_mode_raises_value_error(impl, mode, case, known):
+    with ordinary(impl, case, known, "beside the unknown mode"):
+        with expect_raises(ValueError, when=f"mode is {mode!r} (only 'max' and 'avg' exist)"):
+            impl.pool2d(torch.zeros(1, 1, 2, 2), 2, mode=mode)
 
 
 @pytest.mark.cuda

@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from grader.expect import expect_raises
 from grader.outcomes import StudentError
+from tests.properties import anchored
 from tests.strategies import shapes, strided_layouts
 
 _BY_HAND = ("align the shapes on their last dim and compare sizes pairwise: 1 stretches, "
@@ -46,6 +47,19 @@ def torch_expand_strides(size: tuple[int, ...], stride: tuple[int, ...],
     return torch.empty_strided(size, stride).expand(target).stride()
 
 
+def ordinary_shape(impl, shapes_: tuple[tuple[int, ...], ...], why: str):
+    """An anchor: broadcast_shape of shapes that broadcast equals torch.broadcast_shapes."""
+    return anchored(lambda: impl.broadcast_shape(*shapes_),
+                    lambda: tuple(torch.broadcast_shapes(*shapes_)),
+                    what=f"{call_text(shapes_)} vs torch.broadcast_shapes ({why})")
+
+
+def ordinary_strides(impl, case: tuple[tuple[int, ...], ...], why: str):
+    """An anchor: broadcast_strides of a possible expand equals expand's strides."""
+    return anchored(lambda: impl.broadcast_strides(*case), lambda: torch_expand_strides(*case),
+                    what=f"broadcast_strides{case} vs torch's expand ({why})")
+
+
 # ------------------------------------------------------------------ strategies
 
 @st.composite
@@ -63,7 +77,8 @@ def clashing_shapes(draw) -> tuple[tuple[tuple[int, ...], ...], tuple[int, int]]
 
     Every shape is a suffix of one result shape with some sizes set to 1; in the
     clashing dim one shape holds ``kept``, another ``clash``, the rest ``kept`` or 1.
-    Returns the shapes and the clashing pair.
+    Returns the shapes, the clashing pair and the same shapes with the clash resolved
+    (``clash`` put back to ``kept``), which broadcast.
     """
     result = list(draw(shapes(min_dims=1, max_dims=4, min_side=0, max_side=4), label="result"))
     dim = draw(st.integers(-len(result), -1), label="clashing dim")
@@ -78,8 +93,11 @@ def clashing_shapes(draw) -> tuple[tuple[tuple[int, ...], ...], tuple[int, int]]
         ones = draw(st.sets(st.integers(0, ndim - 1)), label=f"size-1 dims of shape {i}")
         shapes_.append([1 if j in ones else n for j, n in enumerate(shape)])
     shapes_[0][dim], shapes_[1][dim] = kept, clash
+    fine = [list(s) for s in shapes_]
+    fine[1][dim] = kept
     order = draw(st.permutations(range(len(shapes_))), label="order")
-    return tuple(tuple(shapes_[i]) for i in order), (kept, clash)
+    return (tuple(tuple(shapes_[i]) for i in order), (kept, clash),
+            tuple(tuple(fine[i]) for i in order))
 
 
 @st.composite
@@ -123,16 +141,22 @@ def test_shape_matches_torch(impl, shapes_):
 
 
 def test_no_shapes_broadcast_to_a_scalar(impl):
-    got = as_int_tuple(impl.broadcast_shape(), "broadcast_shape()")
-    assert got == (), f"broadcast_shape() returned {got}; with no shapes the result is ()"
+    with ordinary_shape(impl, ((8, 1, 6, 1), (7, 1, 5)), "beside the empty call"):
+        got = as_int_tuple(impl.broadcast_shape(), "broadcast_shape()")
+        assert got == (), f"broadcast_shape() returned {got}; with no shapes the result is ()"
 
 
 @pytest.mark.weight(2)
-@example((((2, 3), (4,)), (3, 4)))
+@example((((2, 3), (4,)), (3, 4), ((2, 3), (3,))))
 @settings(max_examples=50)
 @given(clashing_shapes())
 def test_clash_raises_value_error_naming_the_sizes(impl, case):
-    shapes_, (kept, clash) = case
+    shapes_, (kept, clash), fine = case
+    with ordinary_shape(impl, fine, "the same shapes without the clash"):
+        check_clash_raises(impl, shapes_, kept, clash)
+
+
+def check_clash_raises(impl, shapes_, kept: int, clash: int) -> None:
     call = call_text(shapes_)
     try:
         got = impl.broadcast_shape(*shapes_)
@@ -153,13 +177,14 @@ def test_clash_raises_value_error_naming_the_sizes(impl, case):
 @settings(max_examples=25)
 @given(broadcastable_shapes(), st.integers(-3, -1), st.data())
 def test_negative_size_raises_value_error(impl, shapes_, negative, data):
-    shapes_ = list(shapes_) + [(1,)]
-    which = data.draw(st.integers(0, len(shapes_) - 1), label="shape made negative")
-    shape = list(shapes_[which]) or [1]
+    bad = list(shapes_) + [(1,)]
+    which = data.draw(st.integers(0, len(bad) - 1), label="shape made negative")
+    shape = list(bad[which]) or [1]
     shape[data.draw(st.integers(0, len(shape) - 1), label="dim made negative")] = negative
-    shapes_[which] = tuple(shape)
-    with expect_raises(ValueError, when=f"a size is negative ({call_text(tuple(shapes_))})"):
-        impl.broadcast_shape(*shapes_)
+    bad[which] = tuple(shape)
+    with ordinary_shape(impl, shapes_, "the shapes before one size was made negative"):
+        with expect_raises(ValueError, when=f"a size is negative ({call_text(tuple(bad))})"):
+            impl.broadcast_shape(*bad)
 
 
 # ------------------------------------------------------------------ broadcast_strides
@@ -213,6 +238,11 @@ def test_new_size_one_dims_get_the_unsqueeze_stride(impl, layout, new_dims):
 @settings(max_examples=30)
 @given(expand_cases(), st.sampled_from(["fewer dims", "size differs"]), st.data())
 def test_impossible_expand_raises_value_error(impl, case, how, data):
+    with ordinary_strides(impl, case, "the possible expand the case was made from"):
+        check_impossible_expand_raises(impl, case, how, data)
+
+
+def check_impossible_expand_raises(impl, case, how, data) -> None:
     size, stride, target = case
     if how == "fewer dims" and size:
         target = target[len(target) - len(size) + 1:]
@@ -231,6 +261,12 @@ def test_impossible_expand_raises_value_error(impl, case, how, data):
 @settings(max_examples=20)
 @given(broadcastable_shapes(), expand_cases())
 def test_return_types(impl, shapes_, case):
+    with ordinary_shape(impl, shapes_, "beside the types"), \
+            ordinary_strides(impl, case, "beside the types"):
+        check_return_types(impl, shapes_, case)
+
+
+def check_return_types(impl, shapes_, case) -> None:
     got = impl.broadcast_shape(*shapes_)
     assert isinstance(got, tuple) and all(type(n) is int for n in got), (
         f"{call_text(shapes_)} returned {got!r}; expected a tuple of Python ints")

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.strategies import float_tensors, int_tensors, shapes
+from tests.properties import anchored
+from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "F.one_hot": "make a zeros tensor of shape (*labels.shape, C) and scatter_ ones "
@@ -18,17 +19,32 @@ INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.uint8]
 
 
 @st.composite
-def labels_and_classes(draw, min_side=0):
-    """Labels of 0-d to 4-d shape and integer dtype, with a num_classes that fits them."""
+def labels_and_classes(draw, min_side=0, layouts=("contiguous",)):
+    """Labels of 0-d to 4-d shape and integer dtype, with a num_classes that fits them,
+    in a memory layout drawn from ``layouts`` (transposed, sliced out of a larger storage,
+    expanded with stride 0: one_hot only reads its labels)."""
     num_classes = draw(st.integers(1, 6))
     shape = draw(shapes(min_dims=0, max_dims=4, min_side=min_side, max_side=4))
     dtype = draw(st.sampled_from(INT_DTYPES))
     labels = draw(int_tensors(shape, 0, num_classes - 1, dtype=dtype))
+    if layouts != ("contiguous",):
+        labels = draw(any_layout(labels, layouts, label="labels"))
     return labels, num_classes
 
 
+ANY_LAYOUT = (*VALUE_LAYOUTS, "expanded")
+
+
+def ordinary(impl, labels: torch.Tensor, num_classes: int, why: str):
+    """An anchor: one_hot of valid labels equals F.one_hot."""
+    return anchored(lambda: impl.one_hot(labels.clone(), num_classes),
+                    lambda: F.one_hot(labels.long(), num_classes),
+                    what=f"one_hot of valid labels of shape {tuple(labels.shape)} with "
+                         f"num_classes={num_classes} ({why})")
+
+
 @pytest.mark.weight(3)
-@given(labels_and_classes())
+@given(labels_and_classes(layouts=ANY_LAYOUT))
 def test_matches_f_one_hot_given_classes(impl, case):
     labels, num_classes = case
     assert_same(impl.one_hot(labels, num_classes), F.one_hot(labels.long(), num_classes))
@@ -44,9 +60,10 @@ def test_matches_f_one_hot_inferred_classes(impl, case):
 @given(labels_and_classes())
 def test_dtype_is_int64(impl, case):
     labels, num_classes = case
-    got = impl.one_hot(labels, num_classes)
-    assert isinstance(got, torch.Tensor), f"one_hot returned {type(got).__name__}, not a tensor"
-    assert got.dtype == torch.int64, f"one_hot returned dtype {got.dtype}; F.one_hot gives torch.int64"
+    with ordinary(impl, labels, num_classes, "the same labels"):
+        got = impl.one_hot(labels, num_classes)
+        assert isinstance(got, torch.Tensor), f"one_hot returned {type(got).__name__}, not a tensor"
+        assert got.dtype == torch.int64, f"one_hot returned dtype {got.dtype}; F.one_hot gives torch.int64"
 
 
 @given(labels_and_classes(min_side=1))
@@ -60,45 +77,58 @@ def test_rows_sum_to_one_and_argmax_is_label(impl, case):
     assert_same(got.argmax(-1), labels.long(), what="argmax of each row")
 
 
-@given(float_tensors(shapes(min_dims=1, max_dims=2, min_side=1), low=0, high=3))
-def test_float_labels_raise_value_error(impl, labels):
-    with expect_raises(ValueError, when="labels are floating point"):
-        impl.one_hot(labels, 4)
+@given(float_tensors(shapes(min_dims=1, max_dims=2, min_side=1), low=0, high=3),
+       labels_and_classes(min_side=1))
+def test_float_labels_raise_value_error(impl, labels, case):
+    with ordinary(impl, *case, "beside the float labels"):
+        with expect_raises(ValueError, when="labels are floating point"):
+            impl.one_hot(labels, 4)
 
 
-def test_bool_labels_raise_value_error(impl):
-    with expect_raises(ValueError, when="labels are bool"):
-        impl.one_hot(torch.tensor([True, False]), 2)
+@given(labels_and_classes(min_side=1))
+def test_bool_labels_raise_value_error(impl, case):
+    with ordinary(impl, *case, "beside the bool labels"):
+        with expect_raises(ValueError, when="labels are bool"):
+            impl.one_hot(case[0] % 2 == 1, 2)
 
 
 @given(labels_and_classes(min_side=1), st.integers(-5, -1), st.data())
 def test_negative_label_raises_value_error(impl, case, negative, data):
     labels, num_classes = case
-    labels = labels.long()
-    where = data.draw(st.integers(0, labels.numel() - 1), label="position")
-    labels.view(-1)[where] = negative
-    with expect_raises(ValueError, when=f"a label is negative ({negative})"):
-        impl.one_hot(labels, num_classes)
+    bad = labels.long()  # a copy where labels is not int64
+    bad = bad.clone() if bad is labels else bad
+    where = data.draw(st.integers(0, bad.numel() - 1), label="position")
+    bad.view(-1)[where] = negative
+    with ordinary(impl, labels, num_classes, "the labels before one was made negative"):
+        with expect_raises(ValueError, when=f"a label is negative ({negative})"):
+            impl.one_hot(bad, num_classes)
 
 
 @given(labels_and_classes(min_side=1), st.integers(0, 3), st.data())
 def test_label_out_of_range_raises_value_error(impl, case, excess, data):
     labels, num_classes = case
-    labels = labels.long()
-    where = data.draw(st.integers(0, labels.numel() - 1), label="position")
-    labels.view(-1)[where] = num_classes + excess
-    with expect_raises(ValueError, when=f"a label ({num_classes + excess}) is >= num_classes "
-                                        f"({num_classes})"):
-        impl.one_hot(labels, num_classes)
+    bad = labels.long()
+    bad = bad.clone() if bad is labels else bad
+    where = data.draw(st.integers(0, bad.numel() - 1), label="position")
+    bad.view(-1)[where] = num_classes + excess
+    with ordinary(impl, labels, num_classes, "the labels before one was made too large"):
+        with expect_raises(ValueError, when=f"a label ({num_classes + excess}) is >= num_classes "
+                                            f"({num_classes})"):
+            impl.one_hot(bad, num_classes)
 
 
-@given(st.sampled_from([(0,), (2, 0), (0, 3)]))
-def test_inferring_classes_from_empty_raises_value_error(impl, shape):
-    with expect_raises(ValueError, when="num_classes must be inferred from an empty tensor"):
-        impl.one_hot(torch.zeros(shape, dtype=torch.int64))
+@given(st.sampled_from([(0,), (2, 0), (0, 3)]), labels_and_classes(min_side=1))
+def test_inferring_classes_from_empty_raises_value_error(impl, shape, case):
+    labels, _ = case
+    with anchored(lambda: impl.one_hot(labels.clone()), lambda: F.one_hot(labels.long()),
+                  what="one_hot of valid labels with num_classes inferred (beside the empty case)"):
+        with expect_raises(ValueError, when="num_classes must be inferred from an empty tensor"):
+            impl.one_hot(torch.zeros(shape, dtype=torch.int64))
 
 
-@given(st.sampled_from([(0,), (2, 0)]), st.integers(1, 4))
-def test_empty_labels_with_given_classes(impl, shape, num_classes):
+@given(st.sampled_from([(0,), (2, 0)]), st.integers(1, 4), labels_and_classes(min_side=1))
+def test_empty_labels_with_given_classes(impl, shape, num_classes, case):
     labels = torch.zeros(shape, dtype=torch.int64)
-    assert_same(impl.one_hot(labels, num_classes), F.one_hot(labels, num_classes))
+    with ordinary(impl, *case, "beside the empty labels"):
+        assert_same(impl.one_hot(labels, num_classes), F.one_hot(labels, num_classes),
+                    what=f"one_hot of empty labels of shape {shape} with num_classes={num_classes}")

@@ -10,7 +10,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.strategies import float_tensors, int_tensors, shapes
+from tests.properties import anchored, assert_no_shared_memory
+from tests.strategies import (VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors,
+                              int_tensors, relaid, shapes)
 
 _BY_INDEX = ("cumsum the counts, find each output position's source slice with "
              "torch.searchsorted(ends, positions, right=True), then index_select along dim")
@@ -19,7 +21,11 @@ pytestmark = pytest.mark.exercise(points=10, forbid={
     "Tensor.repeat_interleave": _BY_INDEX,
 })
 
-VALUE_DTYPES = [torch.float64, torch.float32, torch.int64, torch.bool]
+# float16 and bfloat16 run on the CPU too: values are only copied, so they stay exact
+VALUE_DTYPES = [torch.float64, torch.float32, torch.int64, torch.bool, torch.float16,
+                torch.bfloat16]
+# x and repeats are only read: any layout, stride-0 expanded views included
+READ_ONLY_LAYOUTS = (*VALUE_LAYOUTS, "expanded")
 
 
 class Case(NamedTuple):
@@ -28,8 +34,9 @@ class Case(NamedTuple):
     dim: int | None
 
     def args(self) -> tuple[Any, ...]:
-        repeats = self.repeats.clone() if isinstance(self.repeats, torch.Tensor) else self.repeats
-        return self.x.clone(), repeats, self.dim
+        """Fresh copies, each in the memory layout drawn for it."""
+        repeats = copy_in_layout(self.repeats) if isinstance(self.repeats, torch.Tensor) else self.repeats
+        return copy_in_layout(self.x), repeats, self.dim
 
     def text(self) -> str:
         r = self.repeats.tolist() if isinstance(self.repeats, torch.Tensor) else self.repeats
@@ -43,12 +50,17 @@ class Case(NamedTuple):
 
 @st.composite
 def values(draw, shape: tuple[int, ...]) -> torch.Tensor:
+    """x of ``shape`` in any memory layout (transposed, sliced out of a larger storage,
+    expanded with stride 0)."""
     dtype = draw(st.sampled_from(VALUE_DTYPES), label="dtype")
     if dtype.is_floating_point:
-        return draw(float_tensors(shape, dtype=dtype, low=-9, high=9), label="x")
-    if dtype == torch.bool:
-        return draw(int_tensors(shape, 0, 1, dtype=torch.bool), label="x")
-    return draw(int_tensors(shape, -9, 9, dtype=dtype), label="x")
+        wide = torch.float64 if dtype == torch.float64 else torch.float32
+        x = draw(float_tensors(shape, dtype=wide, low=-9, high=9), label="x").to(dtype)
+    elif dtype == torch.bool:
+        x = draw(int_tensors(shape, 0, 1, dtype=torch.bool), label="x")
+    else:
+        x = draw(int_tensors(shape, -9, 9, dtype=dtype), label="x")
+    return draw(any_layout(x, READ_ONLY_LAYOUTS, label="x"))
 
 
 @st.composite
@@ -62,7 +74,14 @@ def cases(draw, repeats: str, min_dims: int = 0) -> Case:
         counts: int | torch.Tensor = draw(st.integers(0, 3), label="repeats")
     else:
         counts = draw(int_tensors((slices if repeats == "tensor" else 1,), 0, 3), label="repeats")
+        counts = draw(any_layout(counts, VALUE_LAYOUTS, label="repeats"))
     return Case(x, counts, dim)
+
+
+def ordinary(impl, case: Case, why: str):
+    """An anchor: repeat_interleave of a valid case equals torch.repeat_interleave."""
+    return anchored(lambda: impl.repeat_interleave(*case.args()), case.expected,
+                    what=f"{case.text()} vs torch.repeat_interleave ({why})")
 
 
 # ------------------------------------------------------------------ values
@@ -70,6 +89,7 @@ def cases(draw, repeats: str, min_dims: int = 0) -> Case:
 @pytest.mark.weight(3)
 @example(Case(torch.tensor([[1, 2], [3, 4]]), 2, None))
 @example(Case(torch.tensor([[1, 2], [3, 4]]), 2, 1))
+@example(Case(relaid(torch.arange(6).reshape(2, 3), "permuted"), 2, None))  # a transposed x
 @settings(max_examples=60)
 @given(cases("int"))
 def test_int_repeats_match_torch(impl, case):
@@ -80,6 +100,7 @@ def test_int_repeats_match_torch(impl, case):
 @pytest.mark.weight(3)
 @example(Case(torch.tensor([[1, 2], [3, 4]]), torch.tensor([1, 2]), 0))
 @example(Case(torch.tensor([5, 6, 7]), torch.tensor([2, 0, 1]), 0))
+@example(Case(relaid(torch.arange(12.).reshape(3, 4), "sliced"), torch.tensor([0, 1, 2] * 4), None))
 @settings(max_examples=60)
 @given(cases("tensor"))
 def test_tensor_repeats_match_torch(impl, case):
@@ -98,9 +119,25 @@ def test_one_count_tensor_repeats_every_slice(impl, case):
 @given(cases("tensor"))
 def test_inputs_unchanged(impl, case):
     x, repeats, dim = case.args()
-    impl.repeat_interleave(x, repeats, dim)
+    got = impl.repeat_interleave(x, repeats, dim)
     assert_same(x, case.x, what="x after the call (it must be left unchanged)")
     assert_same(repeats, case.repeats, what="repeats after the call (it must be left unchanged)")
+    assert_same(got, case.expected(), what=f"{case.text()} (torch.repeat_interleave gives the expected)")
+
+
+@settings(max_examples=25)
+@example(Case(torch.tensor([[1, 2], [3, 4]]), 1, 0), False)
+@example(Case(torch.tensor([5, 6, 7]), torch.tensor([1, 1, 1]), None), False)
+@given(st.one_of(cases("int"), cases("tensor")), st.booleans())
+def test_result_shares_no_memory_with_x(impl, case, all_ones):
+    """A new tensor, even when every count is 1 and the result equals x."""
+    if all_ones:
+        case = case._replace(repeats=1 if isinstance(case.repeats, int)
+                             else torch.ones_like(case.repeats))
+    x, repeats, dim = case.args()
+    got = impl.repeat_interleave(x, repeats, dim)
+    assert_no_shared_memory(got, x, repeats, what=case.text())
+    assert_same(got, case.expected(), what=f"{case.text()} (torch.repeat_interleave gives the expected)")
 
 
 # ------------------------------------------------------------------ errors
@@ -110,13 +147,14 @@ def test_inputs_unchanged(impl, case):
        st.booleans(), st.data())
 def test_negative_count_raises_value_error(impl, case, negative, as_int, data):
     if as_int:
-        case = case._replace(repeats=negative)
+        bad = case._replace(repeats=negative)
     else:
         repeats = case.repeats.clone()
         repeats[data.draw(st.integers(0, repeats.numel() - 1), label="count made negative")] = negative
-        case = case._replace(repeats=repeats)
-    with expect_raises(ValueError, when=f"a count is negative: {case.text()}"):
-        impl.repeat_interleave(*case.args())
+        bad = case._replace(repeats=repeats)
+    with ordinary(impl, case, "the counts before one was made negative"):
+        with expect_raises(ValueError, when=f"a count is negative: {bad.text()}"):
+            impl.repeat_interleave(*bad.args())
 
 
 @settings(max_examples=25)
@@ -126,19 +164,21 @@ def test_wrong_number_of_counts_raises_value_error(impl, case, more, shorter):
     length = n - more if shorter and n - more >= 2 else n + more
     if length == 1:
         length = n + 2 if n + 2 != 1 else 2
-    case = case._replace(repeats=torch.ones(length, dtype=torch.int64))
-    with expect_raises(ValueError, when=f"repeats has {length} counts for {n} slices: "
-                                        f"{case.text()}"):
-        impl.repeat_interleave(*case.args())
+    bad = case._replace(repeats=torch.ones(length, dtype=torch.int64))
+    with ordinary(impl, case, "the same x with one count per slice"):
+        with expect_raises(ValueError, when=f"repeats has {length} counts for {n} slices: "
+                                            f"{bad.text()}"):
+            impl.repeat_interleave(*bad.args())
 
 
 @settings(max_examples=20)
 @given(cases("int", min_dims=1), st.integers(0, 2), st.booleans())
 def test_dim_out_of_range_raises_index_error(impl, case, beyond, negative):
     ndim = case.x.dim()
-    case = case._replace(dim=-ndim - 1 - beyond if negative else ndim + beyond)
-    with expect_raises(IndexError, when=f"dim={case.dim} for a {ndim}-d x: {case.text()}"):
-        impl.repeat_interleave(*case.args())
+    bad = case._replace(dim=-ndim - 1 - beyond if negative else ndim + beyond)
+    with ordinary(impl, case, "the same case with a valid dim"):
+        with expect_raises(IndexError, when=f"dim={bad.dim} for a {ndim}-d x: {bad.text()}"):
+            impl.repeat_interleave(*bad.args())
 
 
 # ------------------------------------------------------------------ GPU

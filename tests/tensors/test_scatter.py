@@ -11,7 +11,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
-from tests.strategies import float_tensors, int_tensors, shapes
+from tests.properties import anchored, assert_no_shared_memory
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, shapes
 
 _INDEXING = ("build one coordinate tensor per dim over index.shape (torch.meshgrid of "
              "torch.arange, indexing='ij'), put index in place of the coordinate of dim, "
@@ -33,8 +34,11 @@ pytestmark = pytest.mark.exercise(points=15, forbid={
     "Tensor.scatter_reduce_": "assign into a clone of the input with advanced indexing",
 })
 
-VALUE_DTYPES = [torch.float64, torch.float32, torch.int64]
+# float16 and bfloat16 run on the CPU too: values are only copied, so they stay exact
+VALUE_DTYPES = [torch.float64, torch.float32, torch.int64, torch.float16, torch.bfloat16]
 INDEX_DTYPES = [torch.int64, torch.int32]
+# input and src are only read: any layout, stride-0 expanded views included
+READ_ONLY_LAYOUTS = (*VALUE_LAYOUTS, "expanded")
 
 
 class Case(NamedTuple):
@@ -44,23 +48,24 @@ class Case(NamedTuple):
     src: torch.Tensor | None = None  # scatter only
 
     def args(self) -> tuple[Any, ...]:
-        """Fresh copies of the arguments (a submission may write into what it gets)."""
-        copies = (self.input.clone(), self.dim, self.index.clone())
-        return copies if self.src is None else (*copies, self.src.clone())
+        """Fresh copies of the arguments, each in the memory layout drawn for it (a
+        submission may write into what it gets)."""
+        copies = (copy_in_layout(self.input), self.dim, copy_in_layout(self.index))
+        return copies if self.src is None else (*copies, copy_in_layout(self.src))
 
 
 # ------------------------------------------------------------------ strategies
 
 @st.composite
 def values(draw, shape: tuple[int, ...], dtype: torch.dtype, label: str) -> torch.Tensor:
-    """Tensor values of ``dtype``; 2-D and up sometimes column-major (a transposed view)."""
+    """Tensor values of ``dtype`` in any memory layout (transposed, sliced out of a
+    NaN-filled storage, expanded with stride 0: scatter and gather only read them)."""
     if dtype.is_floating_point:
-        t = draw(float_tensors(shape, dtype=dtype, low=-9, high=9), label=label)
+        wide = torch.float64 if dtype == torch.float64 else torch.float32
+        t = draw(float_tensors(shape, dtype=wide, low=-9, high=9), label=label).to(dtype)
     else:
         t = draw(int_tensors(shape, -9, 9, dtype=dtype), label=label)
-    if len(shape) >= 2 and draw(st.booleans(), label=f"{label} transposed in memory"):
-        t = t.mT.contiguous().mT
-    return t
+    return draw(any_layout(t, READ_ONLY_LAYOUTS, label=label))
 
 
 @st.composite
@@ -88,6 +93,7 @@ def gather_cases(draw, min_index_side: int = 0) -> Case:
     index = draw(int_tensors(index_shape, 0, shape[d] - 1,
                              dtype=draw(st.sampled_from(INDEX_DTYPES), label="index dtype")),
                  label="index")
+    index = draw(any_layout(index, READ_ONLY_LAYOUTS, label="index"))
     source = draw(values(shape, draw(st.sampled_from(VALUE_DTYPES), label="dtype"), "input"))
     return Case(source, dim, index)
 
@@ -103,8 +109,11 @@ def scatter_cases(draw, distinct: bool = True, min_index_side: int = 0) -> Case:
         key_shape = index_shape[:d] + (shape[d],) + index_shape[d + 1:]
         keys = draw(int_tensors(key_shape, 0, 9), label="order of positions")
         index = keys.argsort(dim=d, stable=True).narrow(d, 0, index_shape[d]).to(index_dtype)
+        # not expanded: a stride-0 dim along ``dim`` would repeat positions
+        index = draw(any_layout(index, VALUE_LAYOUTS, label="index"))
     else:
         index = draw(int_tensors(index_shape, 0, shape[d] - 1, dtype=index_dtype), label="index")
+        index = draw(any_layout(index, READ_ONLY_LAYOUTS, label="index"))
     dtype = draw(st.sampled_from(VALUE_DTYPES), label="dtype")
     extra = draw(st.lists(st.integers(0, 2), min_size=len(shape), max_size=len(shape)),
                  label="src larger than index by")
@@ -117,7 +126,7 @@ def with_bad_value(case: Case, data: st.DataObject) -> tuple[Case, int]:
     """The case with one index element moved out of ``[0, input.size(dim))``."""
     size = case.input.size(case.dim)
     bad = data.draw(st.sampled_from([-1, -2, -size, size, size + 1]), label="bad index value")
-    index = case.index.clone()
+    index = case.index.clone(memory_format=torch.contiguous_format)
     where = data.draw(st.integers(0, index.numel() - 1), label="position of the bad value")
     index.view(-1)[where] = bad
     return case._replace(index=index), bad
@@ -127,6 +136,20 @@ def describe_case(case: Case, name: str) -> str:
     src = "" if case.src is None else f", src of shape {tuple(case.src.shape)}"
     return (f"{name}(input of shape {tuple(case.input.shape)}, dim={case.dim}, index of shape "
             f"{tuple(case.index.shape)}{src})")
+
+
+def ordinary_gather(impl, case: Case, why: str):
+    """An anchor: gather of a valid case equals torch.gather."""
+    return anchored(lambda: impl.gather(*case.args()[:3]),
+                    lambda: torch.gather(case.input, case.dim, case.index),
+                    what=f"{describe_case(case, 'gather')} vs torch.gather ({why})")
+
+
+def ordinary_scatter(impl, case: Case, why: str):
+    """An anchor: scatter of a valid case (no repeated positions) equals Tensor.scatter."""
+    return anchored(lambda: impl.scatter(*case.args()),
+                    lambda: case.input.scatter(case.dim, case.index, case.src),
+                    what=f"{describe_case(case, 'scatter')} vs Tensor.scatter ({why})")
 
 
 # ------------------------------------------------------------------ gather
@@ -146,11 +169,12 @@ def test_gather_matches_torch(impl, case):
 @settings(max_examples=30)
 @given(gather_cases(min_index_side=1), st.data())
 def test_gather_rejects_index_out_of_range(impl, case, data):
-    case, bad = with_bad_value(case, data)
-    with expect_raises(ValueError, when=f"an index value is {bad} but dim {case.dim} has size "
-                                        f"{case.input.size(case.dim)} (negative values must not "
-                                        "wrap around as in Python indexing)"):
-        impl.gather(*case.args())
+    bad_case, bad = with_bad_value(case, data)
+    with ordinary_gather(impl, case, "the case before one index value was moved out of range"):
+        with expect_raises(ValueError, when=f"an index value is {bad} but dim {case.dim} has size "
+                                            f"{case.input.size(case.dim)} (negative values must "
+                                            "not wrap around as in Python indexing)"):
+            impl.gather(*bad_case.args())
 
 
 # ------------------------------------------------------------------ scatter
@@ -169,10 +193,31 @@ def test_scatter_matches_torch(impl, case):
 @settings(max_examples=20)
 @given(scatter_cases(min_index_side=1))
 def test_scatter_leaves_input_unchanged(impl, case):
-    source = case.input.clone()
-    impl.scatter(source, case.dim, case.index.clone(), case.src.clone())
+    source, dim, index, src = case.args()
+    got = impl.scatter(source, dim, index, src)
     assert_same(source, case.input, what="input after scatter (scatter is out of place: write "
                                           "into a clone, never into input)")
+    assert_same(got, case.input.scatter(case.dim, case.index, case.src),
+                what=f"{describe_case(case, 'scatter')} (Tensor.scatter gives the expected)")
+
+
+@settings(max_examples=20)
+@example(Case(torch.arange(6.).reshape(2, 3), 1, torch.zeros(2, 0, dtype=torch.int64),
+              torch.ones(2, 1)))
+@given(scatter_cases())
+def test_results_share_no_memory_with_the_arguments(impl, case):
+    """A new tensor every time, even when there is nothing to write (an empty index)."""
+    for name in ("scatter", "gather"):
+        args = case.args()
+        if name == "scatter":
+            got = impl.scatter(*args)
+            expected = case.input.scatter(case.dim, case.index, case.src)
+        else:
+            args = args[:3]
+            got = impl.gather(*args)
+            expected = torch.gather(case.input, case.dim, case.index)
+        assert_no_shared_memory(got, *args, what=describe_case(case, name))
+        assert_same(got, expected, what=f"{describe_case(case, name)} (torch gives the expected)")
 
 
 @settings(max_examples=20)
@@ -211,10 +256,11 @@ def test_scatter_with_repeated_positions_writes_one_of_their_values(impl, case):
 @settings(max_examples=25)
 @given(scatter_cases(min_index_side=1), st.data())
 def test_scatter_rejects_index_out_of_range(impl, case, data):
-    case, bad = with_bad_value(case, data)
-    with expect_raises(ValueError, when=f"an index value is {bad} but dim {case.dim} has size "
-                                        f"{case.input.size(case.dim)}"):
-        impl.scatter(*case.args())
+    bad_case, bad = with_bad_value(case, data)
+    with ordinary_scatter(impl, case, "the case before one index value was moved out of range"):
+        with expect_raises(ValueError, when=f"an index value is {bad} but dim {case.dim} has "
+                                            f"size {case.input.size(case.dim)}"):
+            impl.scatter(*bad_case.args())
 
 
 # ------------------------------------------------------------------ shared checks
@@ -225,6 +271,12 @@ def test_scatter_rejects_index_out_of_range(impl, case, data):
                         "index larger than src"]),
        scatter_cases(min_index_side=1), st.data())
 def test_index_shape_mismatch_raises_value_error(impl, name, how, case, data):
+    anchor = ordinary_gather if name == "gather" and how != "index larger than src" else ordinary_scatter
+    with anchor(impl, case, "the case before its shapes were made to mismatch"):
+        check_index_shape_mismatch_raises(impl, name, how, case, data)
+
+
+def check_index_shape_mismatch_raises(impl, name, how, case, data) -> None:
     if how == "index has an extra dim":
         case = case._replace(index=case.index.unsqueeze(0))
     elif how == "index larger than input off dim" and case.input.dim() >= 2:
@@ -249,22 +301,29 @@ def test_index_shape_mismatch_raises_value_error(impl, name, how, case, data):
 
 
 @settings(max_examples=20)
-@given(gather_cases(), st.integers(0, 2), st.booleans())
+@given(scatter_cases(), st.integers(0, 2), st.booleans())
 def test_dim_out_of_range_raises_index_error(impl, case, beyond, negative):
     ndim = case.input.dim()
     dim = -ndim - 1 - beyond if negative else ndim + beyond
-    case = case._replace(dim=dim)
-    src = case.input.clone()
-    with expect_raises(IndexError, when=f"dim={dim} for a {ndim}-d input"):
-        impl.gather(*case.args())
-    with expect_raises(IndexError, when=f"dim={dim} for a {ndim}-d input"):
-        impl.scatter(*case.args(), src)
+    bad = case._replace(dim=dim)
+    with ordinary_gather(impl, case, "the same case with a valid dim"), \
+            ordinary_scatter(impl, case, "the same case with a valid dim"):
+        with expect_raises(IndexError, when=f"dim={dim} for a {ndim}-d input"):
+            impl.gather(*bad.args()[:3])
+        with expect_raises(IndexError, when=f"dim={dim} for a {ndim}-d input"):
+            impl.scatter(*bad.args())
 
 
 @settings(max_examples=20)
 @given(scatter_cases(min_index_side=1), st.sampled_from([torch.float64, torch.int16, torch.bool]),
        st.data())
 def test_wrong_dtypes_raise_value_error(impl, case, index_dtype, data):
+    with ordinary_gather(impl, case, "the same case with the right dtypes"), \
+            ordinary_scatter(impl, case, "the same case with the right dtypes"):
+        check_wrong_dtypes_raise(impl, case, index_dtype, data)
+
+
+def check_wrong_dtypes_raise(impl, case, index_dtype, data) -> None:
     bad_index = case._replace(index=case.index.to(index_dtype))
     with expect_raises(ValueError, when=f"index has dtype {index_dtype} (int64 or int32 only)"):
         impl.gather(*bad_index.args()[:3])

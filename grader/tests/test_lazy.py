@@ -1,0 +1,96 @@
+"""Every point is earned: no do-nothing answer scores anything.
+
+The do-nothing corpus is whole exercise files at ``lazy/<topic>/<drill>/<variant>.py``,
+answers that are wrong on every ordinary input: ``zeros`` (right type, shape and dtype,
+constant content), ``raises`` (the spec's exception on every call), ``echo`` (the input
+handed back), ``mix`` (per function, the do-nothing variant that scored best, for a
+drill with several functions), and whatever else a devious student might try (always
+True, the spec's checks around a do-nothing answer, ...). Each file's docstring says
+what it does. Each must score exactly 0 on its drill.
+
+Variants are graded in rounds (the k-th variant of every drill together, as one
+submission), like the mutants: in-process and without shrinking (whether a property
+fails does not depend on shrinking). Drills are graded independently, so variants
+cannot mask each other.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from grader.tests.grading import REPO, exercise, run_grade
+
+LAZY = Path(__file__).parent / "lazy"
+REQUIRED = ("zeros", "raises", "echo")
+
+
+def _variants() -> dict[str, list[Path]]:
+    by_drill: dict[str, list[Path]] = {}
+    for path in sorted(LAZY.rglob("*.py")):
+        drill = path.parent.relative_to(LAZY).as_posix()
+        by_drill.setdefault(drill, []).append(path)
+    return by_drill
+
+
+BY_DRILL = _variants()
+CASES = [(drill, k, path) for drill, paths in BY_DRILL.items() for k, path in enumerate(paths)]
+
+
+def stub_functions(drill: str) -> list[str]:
+    """The public functions of a drill's stub in ``exercises/``."""
+    tree = ast.parse((REPO / "exercises" / f"{drill}.py").read_text(encoding="utf-8"))
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+
+
+def test_every_drill_has_the_do_nothing_variants():
+    from grader.cli import exercise_tests
+    missing = {}
+    for drill in exercise_tests(REPO):
+        have = {p.stem for p in BY_DRILL.get(drill, [])}
+        need = set(REQUIRED) | ({"mix"} if len(stub_functions(drill)) > 1 else set())
+        if need - have:
+            missing[drill] = sorted(need - have)
+    assert not missing, f"drills without these do-nothing variants: {missing}"
+
+
+def test_every_variant_says_what_it_does():
+    silent = [p.relative_to(LAZY).as_posix() for _, _, p in CASES
+              if not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert not silent, f"do-nothing variants without a docstring: {silent}"
+
+
+@cache
+def graded_round(k: int, drills: tuple[str, ...], tmp_root: Path) -> dict:
+    """Grade the k-th variant of each of ``drills`` as one submission."""
+    name = f"lazy{k}-" + "-".join(d.replace("/", ".") for d in drills)[:80]
+    submission = tmp_root / name / "submission"
+    for drill in drills:
+        target = submission / f"{drill}.py"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(BY_DRILL[drill][k], target)
+    return run_grade(submission, tmp_root / name / "out", "--no-shrink", "--isolation", "none",
+                     "--only", *drills)
+
+
+def selected_drills(k: int, session: pytest.Session) -> tuple[str, ...]:
+    """The drills whose k-th variant this session runs (all of them unless ``-k`` narrows it)."""
+    return tuple(sorted({item.callspec.params["drill"] for item in session.items
+                         if item.originalname == "test_do_nothing_scores_zero"
+                         and item.callspec.params["k"] == k}))
+
+
+@pytest.mark.parametrize(
+    "drill,k,path",
+    [pytest.param(d, k, p, id=f"{d}/{p.stem}", marks=pytest.mark.xdist_group(f"lazy{k}"))
+     for d, k, p in CASES])
+def test_do_nothing_scores_zero(drill, k, path, tmp_path_factory, request):
+    results = graded_round(k, selected_drills(k, request.session), tmp_path_factory.getbasetemp())
+    ex = exercise(results, drill)
+    passed = sorted(t["name"] for t in ex["tests"] if t["outcome"] == "passed")
+    assert ex["score"] == 0, (f"{path.name} ({drill}) scored {ex['score']} of {ex['max_score']}; "
+                              f"it passed {passed}")
