@@ -213,18 +213,22 @@ def strided_tensors(tensors: st.SearchStrategy[torch.Tensor],
     return tensors.flatmap(lambda t: any_layout(t, kinds, label))
 
 
-def copy_in_layout(t: torch.Tensor) -> torch.Tensor:
+def copy_in_layout(t: torch.Tensor, dtype: torch.dtype | None = None,
+                   device: torch.device | str | None = None) -> torch.Tensor:
     """A copy of ``t`` with storage of its own laid out like ``t``'s: the same strides and
     storage offset, the rest of the storage filled with ``storage_filler``. ``clone()``
-    would not do: it makes sliced and expanded tensors contiguous.
+    would not do: it makes sliced and expanded tensors contiguous (and ``.to(dtype)``
+    makes sliced ones contiguous). ``dtype`` and ``device`` convert on the way.
 
     For fresh arguments per call (a submission may write into what it gets) that keep the
     layout ``any_layout`` drew. ``requires_grad`` is not carried over.
     """
     t = t.detach()
+    dtype = t.dtype if dtype is None else dtype
+    device = t.device if device is None else device
     size, stride, offset = t.shape, t.stride(), t.storage_offset()
     span = offset + (1 + sum((n - 1) * s for n, s in zip(size, stride)) if t.numel() else 0)
-    base = torch.full((max(span, 1),), storage_filler(t.dtype), dtype=t.dtype, device=t.device)
+    base = torch.full((max(span, 1),), storage_filler(dtype), dtype=dtype, device=device)
     out = base.as_strided(size, stride, offset)
     # write through the dims that are not stride-0 repeats (an expanded tensor repeats them)
     written, source = out, t

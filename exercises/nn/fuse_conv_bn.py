@@ -31,8 +31,14 @@ def fuse_conv_bn(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
           always has a bias).
         - The fused conv keeps every setting of ``conv``: ``in_channels``,
           ``out_channels``, ``kernel_size``, ``stride``, ``padding``,
-          ``dilation``, ``groups``, ``padding_mode``; and the dtype and device
-          of ``conv.weight``.
+          ``dilation``, ``groups``, ``padding_mode``; and the dtype (float16 and
+          bfloat16 included) and device of ``conv.weight``.
+        - Its weight and bias are new tensors: never ``conv``'s own (even when ``bn``
+          changes nothing), so training one conv never changes the other.
+        - ``conv.weight`` may be in any memory layout: a model converted with
+          ``.to(memory_format=torch.channels_last)`` holds permuted conv weights,
+          on which ``conv.weight.view(C_out, -1)`` raises (``reshape`` or
+          broadcasting with ``scale.reshape(-1, 1, 1, 1)`` work).
         - Use the running statistics whatever mode ``bn`` is in (it may come
           in training mode).
         - Leave ``conv`` and ``bn`` untouched: same parameters, buffers and

@@ -7,7 +7,8 @@ from torch import nn
 
 
 def fuse_conv_bn(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
-    """A new Conv2d equal to ``bn(conv(x))`` with ``bn`` in eval mode."""
+    """A new Conv2d (with new parameters, in conv.weight's dtype) equal to ``bn(conv(x))`` with
+    ``bn`` in eval mode; conv.weight in any layout."""
     weight = conv.weight.detach()
     gamma = bn.weight.detach() if bn.weight is not None else torch.ones_like(bn.running_var)
     beta = bn.bias.detach() if bn.bias is not None else torch.zeros_like(bn.running_mean)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,8 @@ from torch import nn
 
 from grader.expect import assert_same
 from tests.numerics import full_float32
-from tests.strategies import float_tensors
+from tests.properties import assert_no_shared_memory
+from tests.strategies import copy_in_layout, float_tensors, relaid
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.nn.utils.fusion.fuse_conv_bn_eval": "compute scale = gamma / sqrt(running_var + eps) "
@@ -28,6 +30,16 @@ SETTINGS = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "
 
 # float32 on the GPU against float64 on the CPU, from the same float32 parameters.
 GPU_TOLERANCE = dict(rtol=1e-4, atol=1e-4)
+
+# Half precision on the CPU: each fused parameter is a few operations on rounded values
+# (var + eps, sqrt, gamma / ., times the weight; bias - mean, times scale, plus beta),
+# so it may be off by a few units of roundoff of the dtype, relative to the size of the
+# terms it is made of.
+UNIT_ROUNDOFF = {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8}
+
+# Layouts of conv.weight: a model converted with .to(memory_format=torch.channels_last)
+# holds its conv weights permuted like this.
+WEIGHT_LAYOUTS = ["contiguous", "channels_last", "permuted", "sliced"]
 
 
 # ------------------------------------------------------------------ cases
@@ -57,8 +69,9 @@ class FuseCase:
                          device=device, dtype=dtype)
         bn = nn.BatchNorm2d(channels, eps=self.eps, affine=self.bn_weight is not None,
                             device=device, dtype=dtype)
+        # the weight in the layout drawn for it (self.weight is laid out that way)
+        conv.weight = nn.Parameter(copy_in_layout(self.weight, dtype, device))
         with torch.no_grad():
-            conv.weight.copy_(self.weight)
             if self.conv_bias is not None:
                 conv.bias.copy_(self.conv_bias)
             if self.bn_weight is not None:
@@ -74,6 +87,19 @@ class FuseCase:
         conv, bn = self.modules(dtype)
         with torch.no_grad():
             return bn.eval()(conv(self.x.to(dtype)))
+
+
+def weight_in_layout(weight: torch.Tensor, layout: str, draw) -> torch.Tensor:
+    """The conv weight's values in ``layout`` (see WEIGHT_LAYOUTS)."""
+    if layout == "channels_last":
+        return weight.contiguous(memory_format=torch.channels_last)
+    if layout == "permuted":
+        order = draw(st.permutations(range(4)).filter(lambda o: o != sorted(o)),
+                     label="dim order of conv.weight in memory")
+        return relaid(weight, "permuted", order=tuple(order))
+    if layout == "sliced":
+        return relaid(weight, "sliced", steps=(1, 2, 1, 2), offsets=(1, 0, 1, 0))
+    return weight
 
 
 @st.composite
@@ -93,7 +119,9 @@ def fuse_cases(draw) -> FuseCase:
     affine = draw(st.booleans(), label="bn affine")
     return FuseCase(
         conv_settings=conv_settings,
-        weight=draw(float_tensors((c_out, c_in // groups, kh, kw), **values)),
+        weight=weight_in_layout(draw(float_tensors((c_out, c_in // groups, kh, kw), **values)),
+                                draw(st.sampled_from(WEIGHT_LAYOUTS), label="layout of conv.weight"),
+                                draw),
         conv_bias=draw(st.none() | float_tensors((c_out,), **values)),
         bn_weight=draw(float_tensors((c_out,), **values)) if affine else None,
         bn_bias=draw(float_tensors((c_out,), **values)) if affine else None,
@@ -129,10 +157,19 @@ def snapshot(module: nn.Module) -> dict[str, Any]:
             **{name: t.detach().clone() for name, t in module.state_dict().items()}}
 
 
+def check_output(fused: nn.Module, case: FuseCase, dtype: torch.dtype = torch.float64) -> None:
+    """The fused conv's output equals conv then bn in eval mode (the ordinary comparison
+    every property here rides with)."""
+    got = run_fused(fused, case.x.to(dtype))
+    assert_same(got, case.expected(dtype),
+                what=f"fused(x) for {describe_pair(case)}; expected bn.eval()(conv(x))")
+
+
 def describe_pair(case: FuseCase) -> str:
     s = case.conv_settings
     return (f"conv(stride={s['stride']}, padding={s['padding']}, dilation={s['dilation']}, "
-            f"groups={s['groups']}, padding_mode={s['padding_mode']!r}, bias "
+            f"groups={s['groups']}, weight strides {case.weight.stride()}, "
+            f"padding_mode={s['padding_mode']!r}, bias "
             f"{'yes' if case.conv_bias is not None else 'no'}), bn(eps={case.eps}, affine="
             f"{case.bn_weight is not None}, training={case.bn_training})")
 
@@ -164,6 +201,7 @@ def test_returns_a_new_conv2d_with_the_same_settings(impl, case):
     assert fused.bias is not None, (
         "the fused conv has no bias: it needs one (beta - mean * scale, plus the scaled conv "
         "bias), even when the original conv had none")
+    check_output(fused, case)
 
 
 @settings(max_examples=20)
@@ -176,6 +214,7 @@ def test_keeps_dtype_and_device(impl, case):
             f"fused.{name} is {p.dtype} on {p.device}; the conv is {conv.weight.dtype} on "
             f"{conv.weight.device} (nn.Conv2d(...) makes float32 CPU weights unless given "
             "dtype= and device=)")
+    check_output(fused, case)
 
 
 @pytest.mark.weight(2)
@@ -184,7 +223,7 @@ def test_keeps_dtype_and_device(impl, case):
 def test_inputs_untouched(impl, case):
     conv, bn = case.modules()
     before = snapshot(conv), snapshot(bn)
-    fused_conv(impl, conv, bn)
+    fused = fused_conv(impl, conv, bn)
     for which, module, old in (("conv", conv, before[0]), ("bn", bn, before[1])):
         new = snapshot(module)
         assert new["training"] == old["training"], (
@@ -194,6 +233,60 @@ def test_inputs_untouched(impl, case):
             if name != "training":
                 assert_same(new[name], value,
                             what=f"{which}.{name} after fuse_conv_bn (it must be left unchanged)")
+    check_output(fused, case)
+
+
+def identity_bn(case: FuseCase) -> FuseCase:
+    """The case with a batch norm that changes nothing: mean 0, var + eps == 1 exactly,
+    gamma 1 and beta 0 (or no affine), so the fused weight equals conv.weight."""
+    c_out = case.weight.shape[0]
+    affine = case.bn_weight is not None
+    return dataclasses.replace(case, eps=0.25, running_mean=torch.zeros(c_out, dtype=torch.float64),
+                        running_var=torch.full((c_out,), 0.75, dtype=torch.float64),
+                        bn_weight=torch.ones(c_out, dtype=torch.float64) if affine else None,
+                        bn_bias=torch.zeros(c_out, dtype=torch.float64) if affine else None)
+
+
+@settings(max_examples=20)
+@given(fuse_cases(), st.booleans())
+def test_fused_parameters_share_no_memory_with_the_inputs(impl, case, identity):
+    """New tensors for the fused weight and bias, even when bn changes nothing and the
+    fused weight equals conv.weight: training the fused conv must not change the original."""
+    if identity:
+        case = identity_bn(case)
+    conv, bn = case.modules()
+    fused = fused_conv(impl, conv, bn)
+    originals = [*conv.parameters(), *bn.parameters(), *bn.buffers()]
+    for name, p in fused.named_parameters():
+        assert_no_shared_memory(p, *originals, what=f"fused.{name} for {describe_pair(case)}")
+    check_output(fused, case)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(fuse_cases(), st.sampled_from([torch.float16, torch.bfloat16]))
+def test_half_precision_on_cpu_keeps_the_dtype(impl, case, dtype):
+    """float16 / bfloat16 modules on the CPU: the fused conv keeps their dtype, and its
+    weight and bias are the float64 fold of the same (rounded) values up to a few
+    roundings."""
+    conv, bn = case.modules(dtype)
+    fused = fused_conv(impl, conv, bn)
+    for name, p in fused.named_parameters():
+        assert p.dtype == dtype, (f"fused.{name} is {p.dtype}; the modules are {dtype} "
+                                  "(nn.Conv2d(..., dtype=conv.weight.dtype))")
+    assert isinstance(fused.bias, torch.Tensor), "the fused conv has no bias"
+    w = conv.weight.detach().double()
+    b = conv.bias.detach().double() if conv.bias is not None else torch.zeros(w.shape[0], dtype=torch.float64)
+    mean, var = bn.running_mean.double(), bn.running_var.double()
+    gamma = bn.weight.detach().double() if bn.weight is not None else torch.ones_like(var)
+    beta = bn.bias.detach().double() if bn.bias is not None else torch.zeros_like(var)
+    scale = gamma / torch.sqrt(var + bn.eps)
+    u = UNIT_ROUNDOFF[dtype]
+    assert_same(fused.weight.detach().double(), w * scale.reshape(-1, 1, 1, 1), rtol=6 * u,
+                atol=1e-6, what=f"fused.weight in {dtype} vs the float64 fold of the same values")
+    size = ((b.abs() + mean.abs()) * scale.abs() + beta.abs()).max().item()
+    assert_same(fused.bias.detach().double(), (b - mean) * scale + beta, rtol=6 * u,
+                atol=6 * u * size, what=f"fused.bias in {dtype} vs the float64 fold of the same values")
 
 
 # ------------------------------------------------------------------ GPU

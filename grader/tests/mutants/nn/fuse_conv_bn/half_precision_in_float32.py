@@ -1,0 +1,28 @@
+"""Mistake: builds the fused conv in float32 for float16/bfloat16 modules ("to keep the
+precision"), so a half-precision model gets a float32 layer."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+CAUGHT_BY = ('test_half_precision_on_cpu_keeps_the_dtype',)
+
+
+def fuse_conv_bn(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
+    """A new Conv2d equal to ``bn(conv(x))`` with ``bn`` in eval mode."""
+    weight = conv.weight.detach()
+    gamma = bn.weight.detach() if bn.weight is not None else torch.ones_like(bn.running_var)
+    beta = bn.bias.detach() if bn.bias is not None else torch.zeros_like(bn.running_mean)
+    bias = conv.bias.detach() if conv.bias is not None else torch.zeros_like(bn.running_mean)
+    scale = gamma / torch.sqrt(bn.running_var + bn.eps)
+    fused = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride,
+                      padding=conv.padding, dilation=conv.dilation, groups=conv.groups,
+                      bias=True, padding_mode=conv.padding_mode,
+                      device=weight.device,
+                      dtype=torch.float32 if weight.dtype in (torch.float16, torch.bfloat16)
+                      else weight.dtype)
+    with torch.no_grad():
+        fused.weight.copy_(weight * scale.reshape(-1, 1, 1, 1))
+        fused.bias.copy_((bias - bn.running_mean) * scale + beta)
+    return fused

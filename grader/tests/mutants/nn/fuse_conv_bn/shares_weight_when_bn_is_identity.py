@@ -1,0 +1,29 @@
+"""Mistake: when the batch norm changes nothing (scale 1, shift 0) it reuses the conv's own
+weight tensor in the fused conv, so training the fused conv changes the original."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+CAUGHT_BY = ('test_fused_parameters_share_no_memory_with_the_inputs',)
+
+
+def fuse_conv_bn(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
+    """A new Conv2d equal to ``bn(conv(x))`` with ``bn`` in eval mode."""
+    weight = conv.weight.detach()
+    gamma = bn.weight.detach() if bn.weight is not None else torch.ones_like(bn.running_var)
+    beta = bn.bias.detach() if bn.bias is not None else torch.zeros_like(bn.running_mean)
+    bias = conv.bias.detach() if conv.bias is not None else torch.zeros_like(bn.running_mean)
+    scale = gamma / torch.sqrt(bn.running_var + bn.eps)
+    fused = nn.Conv2d(conv.in_channels, conv.out_channels, conv.kernel_size, stride=conv.stride,
+                      padding=conv.padding, dilation=conv.dilation, groups=conv.groups,
+                      bias=True, padding_mode=conv.padding_mode,
+                      device=weight.device, dtype=weight.dtype)
+    if bool((scale == 1).all()):
+        fused.weight = conv.weight
+    with torch.no_grad():
+        if fused.weight is not conv.weight:
+            fused.weight.copy_(weight * scale.reshape(-1, 1, 1, 1))
+        fused.bias.copy_((bias - bn.running_mean) * scale + beta)
+    return fused
