@@ -138,6 +138,7 @@ def test_matches_reference(impl, ref, case):
 
 
 @pytest.mark.weight(3)
+@settings(max_examples=70)
 @given(attention_cases(), st.data())
 def test_matches_scaled_dot_product_attention(impl, case, data):
     """query, key and value in any memory layout (a transposed key, strided views of a
@@ -158,7 +159,7 @@ def test_matches_scaled_dot_product_attention(impl, case, data):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(attention_cases(), st.sampled_from([30.0, 100.0]))
 def test_large_scores_stay_finite(impl, case, scale):
     """query and key up to a few hundred: scores in the tens of thousands. exp(score)
@@ -175,7 +176,7 @@ def test_large_scores_stay_finite(impl, case, scale):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(attention_cases(low=-2.0, high=2.0), st.sampled_from([torch.bfloat16, torch.float16]))
 def test_reduced_precision_on_cpu(impl, case, dtype):
     """bfloat16 (with or without a mask) and float16 (without: -1e9 overflows it) on the CPU:

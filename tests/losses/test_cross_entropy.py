@@ -205,7 +205,7 @@ def test_large_logits_with_label_smoothing_stay_finite(impl, case, scale, sign):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=40)
+@settings(max_examples=30)
 @given(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()).flatmap(
     lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2],
                            smoothing=flags[3], reductions=REDUCTIONS, laid_out=True)))
@@ -218,7 +218,7 @@ def test_any_memory_layout_matches(impl, case):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=25)
+@settings(max_examples=20)
 @given(st.tuples(st.booleans(), st.booleans()).flatmap(
     lambda flags: ce_cases(min_batch=1, min_classes=2, weighted=True, ignoring=flags[0],
                            spatial=flags[1], smoothing=True)), st.data())
@@ -239,7 +239,7 @@ def test_mean_is_nan_when_the_kept_targets_weigh_nothing(impl, case, data):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(st.tuples(st.booleans(), st.booleans(), st.booleans()).flatmap(
     lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2],
                            smoothing=True, reductions=REDUCTIONS, low=-4.0, high=4.0)),

@@ -159,7 +159,7 @@ def test_iou_is_symmetric_one_on_itself_zero_when_disjoint(impl, masks, ordinary
                         what="iou(pred, ~pred) (disjoint masks share nothing)")
 
 
-@settings(max_examples=40)
+@settings(max_examples=30)
 @given(overlapping_mask_pairs(), st.sampled_from(["int mask", "float mask", "other shape"]),
        st.data())
 def test_iou_rejects_non_bool_or_mismatched_masks(impl, masks, how, data):
@@ -195,7 +195,7 @@ def test_pearson_matches_torch_corrcoef(impl, samples, data):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(sample_pairs(dtypes=[torch.float64]), st.sampled_from([1e6, 1e7, 1e8]),
        st.sampled_from([1.0, -1.0]), st.sampled_from([1.0, -1.0]))
 def test_pearson_of_samples_far_from_zero(impl, samples, offset, sign_x, sign_y):
@@ -211,7 +211,7 @@ def test_pearson_of_samples_far_from_zero(impl, samples, offset, sign_x, sign_y)
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=60)
+@settings(max_examples=40)
 @given(st.integers(1, 6), st.sampled_from(FLOATS), st.sampled_from(["x", "y", "both"]),
        st.floats(-10, 10, allow_nan=False), st.data())
 def test_pearson_of_a_constant_is_exactly_zero(impl, n, dtype, which, value, data):
@@ -284,7 +284,7 @@ def test_mae_rejects_mismatched_or_empty_inputs(impl, pair, how, n, data):
 # ------------------------------------------------------------------ reduced precision on the CPU
 
 @pytest.mark.weight(2)
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(sample_pairs(dtypes=HALF), st.sampled_from(["pearson", "mae"]))
 def test_float16_and_bfloat16_keep_their_dtype(impl, samples, which):
     """pearson and mae of float16 / bfloat16 samples on the CPU: a 0-d result in that dtype,

@@ -241,7 +241,7 @@ def test_inputs_unchanged(impl, case):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=20)
+@settings(max_examples=12)
 @given(gan_cases(max_steps=1), st.sampled_from([60.0, -60.0]))
 def test_saturated_discriminator_stays_finite(impl, case, scale):
     """D's last layer scaled so its logits reach +-60 or more: sigmoid(logit) is exactly 1.0

@@ -197,7 +197,7 @@ def test_predictions_are_the_vote_of_the_k_nearest(impl, case):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(metric_trap_cases())
 def test_distance_is_euclidean(impl, trap):
     """Points where L1, the max norm or (sum of differences)^2 pick another nearest neighbour
@@ -211,10 +211,10 @@ def test_distance_is_euclidean(impl, trap):
 
 
 @pytest.mark.weight(2)
-@settings(max_examples=30)
-@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from([1e6, 1e7, 1e8]), st.data())
+@settings(max_examples=20)
+@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from([1e7, 1e8]), st.data())
 def test_points_far_from_the_origin(impl, case, offset, data):
-    """Every coordinate shifted by 1e6 to 1e8 (float64): the differences q - x stay exact, but
+    """Every coordinate shifted by 1e7 or 1e8 (float64): the differences q - x stay exact, but
     |q|^2 - 2 q.x + |x|^2 subtracts numbers near 1e16 and loses the distances."""
     shift = data.draw(float_tensors((case.train_x.shape[1],), low=-1, high=1), label="direction")
     shift = torch.where(shift >= 0, offset, -offset)
