@@ -33,7 +33,7 @@ How to use it::
   against the oracle's output, several functions at once.
 - ``assert_ordinary(call, oracle, what=...)`` runs the same comparison at once, for a
   check that is not a block.
-- ``boolean_twins(call, expected, twin_call, what=...)``: a boolean answer always meets a
+- ``boolean_twins(call, expected, twin_call, what=..., twin_what=...)``: a boolean answer always meets a
   twin case whose answer is the opposite, in the same example, so "always True" and
   "always False" both fail.
 - ``assert_no_shared_memory(got, *inputs, what=...)``: the result is neither an input

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 import torch
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.expect import expect_raises
@@ -158,6 +158,7 @@ def test_strides_match_torch_empty(impl, size):
                              "(a size-0 dim counts as 1 in the product)")
 
 
+@settings(max_examples=50)
 @given(shapes(min_dims=0, max_dims=5, min_side=0, max_side=5))
 def test_own_strides_are_contiguous(impl, size):
     with ordinary_strides(impl, size, "the strides checked here must be the right ones"):
@@ -171,6 +172,7 @@ def test_own_strides_are_contiguous(impl, size):
             f"{call} returned True; a stride-0 leading dim of size 2 is not contiguous")
 
 
+@settings(max_examples=50)
 @given(strided_layouts())
 def test_return_types(impl, layout):
     size, stride = layout
@@ -185,6 +187,7 @@ def test_return_types(impl, layout):
             "like Tensor.stride()")
 
 
+@settings(max_examples=50)
 @given(strided_layouts(), st.integers(-2, 2).filter(bool))
 def test_length_mismatch_raises_value_error(impl, layout, change):
     size, stride = layout
@@ -196,6 +199,7 @@ def test_length_mismatch_raises_value_error(impl, layout, change):
             impl.is_contiguous(size, bad)
 
 
+@settings(max_examples=50)
 @given(shapes(min_dims=1, max_dims=4, min_side=1, max_side=4), st.integers(-3, -1), st.data())
 def test_negative_size_raises_value_error(impl, size, negative, data):
     where = data.draw(st.integers(0, len(size) - 1), label="dim made negative")

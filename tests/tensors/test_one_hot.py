@@ -3,7 +3,7 @@
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.expect import assert_same, expect_raises
@@ -57,6 +57,7 @@ def test_matches_f_one_hot_inferred_classes(impl, case):
     assert_same(impl.one_hot(labels), F.one_hot(labels.long()))
 
 
+@settings(max_examples=30)
 @given(labels_and_classes())
 def test_dtype_is_int64(impl, case):
     labels, num_classes = case
@@ -77,6 +78,7 @@ def test_rows_sum_to_one_and_argmax_is_label(impl, case):
     assert_same(got.argmax(-1), labels.long(), what="argmax of each row")
 
 
+@settings(max_examples=30)
 @given(float_tensors(shapes(min_dims=1, max_dims=2, min_side=1), low=0, high=3),
        labels_and_classes(min_side=1))
 def test_float_labels_raise_value_error(impl, labels, case):
@@ -85,6 +87,7 @@ def test_float_labels_raise_value_error(impl, labels, case):
             impl.one_hot(labels, 4)
 
 
+@settings(max_examples=20)
 @given(labels_and_classes(min_side=1))
 def test_bool_labels_raise_value_error(impl, case):
     with ordinary(impl, *case, "beside the bool labels"):
@@ -92,6 +95,7 @@ def test_bool_labels_raise_value_error(impl, case):
             impl.one_hot(case[0] % 2 == 1, 2)
 
 
+@settings(max_examples=50)
 @given(labels_and_classes(min_side=1), st.integers(-5, -1), st.data())
 def test_negative_label_raises_value_error(impl, case, negative, data):
     labels, num_classes = case
@@ -104,6 +108,7 @@ def test_negative_label_raises_value_error(impl, case, negative, data):
             impl.one_hot(bad, num_classes)
 
 
+@settings(max_examples=50)
 @given(labels_and_classes(min_side=1), st.integers(0, 3), st.data())
 def test_label_out_of_range_raises_value_error(impl, case, excess, data):
     labels, num_classes = case
@@ -117,6 +122,7 @@ def test_label_out_of_range_raises_value_error(impl, case, excess, data):
             impl.one_hot(bad, num_classes)
 
 
+@settings(max_examples=20)
 @given(st.sampled_from([(0,), (2, 0), (0, 3)]), labels_and_classes(min_side=1))
 def test_inferring_classes_from_empty_raises_value_error(impl, shape, case):
     labels, _ = case
@@ -126,6 +132,7 @@ def test_inferring_classes_from_empty_raises_value_error(impl, shape, case):
             impl.one_hot(torch.zeros(shape, dtype=torch.int64))
 
 
+@settings(max_examples=20)
 @given(st.sampled_from([(0,), (2, 0)]), st.integers(1, 4), labels_and_classes(min_side=1))
 def test_empty_labels_with_given_classes(impl, shape, num_classes, case):
     labels = torch.zeros(shape, dtype=torch.int64)
