@@ -237,3 +237,78 @@ def copy_in_layout(t: torch.Tensor, dtype: torch.dtype | None = None,
             written, source = written.narrow(d, 0, 1), source.narrow(d, 0, 1)
     written.copy_(source)
     return out
+
+
+# ------------------------------------------------------------------ layouts as functions
+
+import functools  # noqa: E402 (kept here: this section is appended to the file)
+from collections.abc import Callable  # noqa: E402
+
+
+@st.composite
+def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
+            label: str = "x") -> Callable[[torch.Tensor], torch.Tensor]:
+    """A memory layout drawn as ``any_layout`` draws it, returned as a function that lays out
+    any tensor of ``ndim`` dims that way (``relaid`` with the drawn order, steps, offsets).
+
+    For tests that call the student several times with fresh copies of one input: a
+    ``clone()`` of a sliced view comes back contiguous, so re-apply the layout instead::
+
+        lay = draw(layouts(x.dim(), label="x"))
+        impl.f(lay(x))          # a new tensor in that layout on every call
+    """
+    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
+    if kind == "permuted" and ndim < 2:
+        kind = "sliced"
+    if kind == "permuted":
+        order = draw(st.permutations(range(ndim)).filter(lambda o: o != sorted(o)),
+                     label=f"dim order of {label} in memory")
+        return functools.partial(relaid, kind="permuted", order=tuple(order))
+    if kind == "sliced":
+        steps = draw(st.lists(st.integers(1, 3), min_size=ndim, max_size=ndim),
+                     label=f"steps of {label} in its storage")
+        offsets = draw(st.lists(st.integers(0, 2), min_size=ndim, max_size=ndim),
+                       label=f"offsets of {label} in its storage")
+        if ndim and all(s == 1 for s in steps):  # at least one gap
+            steps[-1] = 2
+        return functools.partial(relaid, kind="sliced", steps=tuple(steps), offsets=tuple(offsets))
+    if kind == "expanded" and ndim:
+        dims = draw(st.sets(st.integers(0, ndim - 1), min_size=1),
+                    label=f"dims of {label} expanded (stride 0)")
+        return functools.partial(relaid, kind="expanded", dims=tuple(sorted(dims)))
+    return functools.partial(relaid, kind="contiguous")
+
+
+# ------------------------------------------------------------------ shape mismatches
+
+@st.composite
+def mismatched_shapes(draw, shape: tuple[int, ...], label: str = "other shape") -> tuple[int, ...]:
+    """A shape other than ``shape``, changed the way a lax shape check misses it, in ANY dim
+    (not only the last): one dim one longer or one shorter, one dim set to 1 (the two then
+    still broadcast), two dims of different sizes swapped (the same number of elements), a
+    size-1 dim added at either end, or a dim dropped."""
+    shape = tuple(shape)
+    kinds = ["added first", "added last"]
+    if shape:
+        kinds += ["longer", "dropped"]
+        if any(n > 1 for n in shape):
+            kinds += ["shorter", "one"]
+        if len(set(shape)) > 1:
+            kinds.append("swapped")
+    kind = draw(st.sampled_from(kinds), label=f"{label}: how it differs")
+    if kind == "added first":
+        return (1, *shape)
+    if kind == "added last":
+        return (*shape, 1)
+    if kind == "swapped":
+        i, j = draw(st.sampled_from([(i, j) for i in range(len(shape)) for j in range(i + 1, len(shape))
+                                     if shape[i] != shape[j]]), label=f"{label}: dims swapped")
+        other = list(shape)
+        other[i], other[j] = other[j], other[i]
+        return tuple(other)
+    dims = [d for d in range(len(shape)) if kind in ("longer", "dropped") or shape[d] > 1]
+    d = draw(st.sampled_from(dims), label=f"{label}: dim")
+    if kind == "dropped":
+        return shape[:d] + shape[d + 1:]
+    size = {"longer": shape[d] + 1, "shorter": shape[d] - 1, "one": 1}[kind]
+    return shape[:d] + (size,) + shape[d + 1:]

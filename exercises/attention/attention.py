@@ -21,7 +21,9 @@ def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
         ``query`` is ``(..., L_q, d_k)``, ``key`` is ``(..., L_k, d_k)``, ``value`` is
         ``(..., L_k, d_v)``, with the same leading batch dims ``...`` (none, a batch,
         or batch and heads). ``p_attn`` is ``(..., L_q, L_k)``; ``output`` is
-        ``(..., L_q, d_v)``. Both keep the inputs' dtype and device.
+        ``(..., L_q, d_v)``. Both keep the inputs' dtype (bfloat16 and float16 too) and
+        device. The inputs may be non-contiguous (a transposed ``key``, strided views) and
+        the mask an expanded (stride-0) view.
 
     Spec:
         1. ``scores = query @ key.transpose(-2, -1) / sqrt(d_k)`` where ``d_k`` is
@@ -56,6 +58,12 @@ def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
         - Inverting the mask: ``mask == 0`` (or False) means "do not attend".
         - Filling with 0 instead of -1e9: exp(0) is not small, masked keys leak in.
         - Filling with ``-inf``: a fully masked row becomes ``nan``; -1e9 keeps it finite.
+        - A softmax by hand, ``exp(scores) / exp(scores).sum(-1)``, overflows once scores
+          reach the hundreds (inf / inf = nan): use ``softmax``, which subtracts the max.
+        - ``.view(-1, L, d)`` to fold batch dims for ``bmm`` fails on a transposed or
+          sliced input; ``@`` broadcasts the batch dims by itself.
+        - In bfloat16 or float16 return bfloat16 or float16 (an upcast inside is fine if
+          you cast back).
         - ``masked_fill(mask, -1e9)`` on float16 raises (-1e9 overflows float16);
           float32 and bfloat16 are fine.
 

@@ -68,6 +68,9 @@ def average_gradients(
         - ``all_reduce(p.grad.clone())`` reduces a copy and leaves ``p.grad``
           as it was; a flat bucket (``torch.cat`` of flattened gradients) is a
           copy too, so copy each slice back into its ``p.grad``.
+        - A gradient need not be contiguous: a weight stored transposed (column-major)
+          gets a ``.grad`` with the same strides, which ``.view(-1)`` refuses. Flatten
+          with ``reshape(-1)`` (and reshape the slice back to ``p.grad``'s shape).
         - A frozen parameter has ``p.grad is None``: skip it.
         - Do not ask for ``ReduceOp.AVG``: not every backend has it (the
           grader's ``all_reduce`` sums only). Sum, then divide.

@@ -48,7 +48,9 @@ def ring_allreduce(
         - In every step every rank sends exactly one chunk, to its right
           neighbour ``(src + 1) % p``. All the sends of a step happen at the same
           time: a rank sends the value it held at the start of the step.
-        - Leave ``chunks`` unchanged: work on clones.
+        - Leave ``chunks`` unchanged: work on clones. Every tensor in ``results`` is a
+          new one, never one of the caller's tensors or a view of one (with ``p == 1``
+          too, where nothing is sent: return copies).
 
     The standard schedule (the tests accept any correct ring, but this one is
     what everyone uses): in scatter-reduce step ``s`` rank ``r`` sends chunk

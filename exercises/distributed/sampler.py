@@ -65,8 +65,10 @@ def worker_shard(indices: list[int], worker_id: int, num_workers: int) -> list[i
     Spec:
         - Worker ``w`` of ``num_workers`` takes every ``num_workers``-th index
           starting at position ``w``: ``indices[w], indices[w + num_workers], ...``,
-          in their order, as a new ``list``. Together the workers' shards hold
-          every position of ``indices`` exactly once (duplicates included).
+          in their order, as a new ``list`` (with one worker too: never the
+          caller's list itself, which the caller may go on changing). Together the
+          workers' shards hold every position of ``indices`` exactly once
+          (duplicates included).
         - Raise ``ValueError`` if ``num_workers < 1`` or ``worker_id`` is not in
           ``[0, num_workers)``.
 

@@ -29,13 +29,15 @@ def batch_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tens
         - ``x`` is a floating-point tensor of shape ``(N, C, *spatial)``: batch
           first, channels second, then any number (0 included) of spatial dims,
           e.g. ``(N, C)``, ``(N, C, L)``, ``(N, C, H, W)``. ``C >= 1``; ``N`` may
-          be 0 (this rank holds no samples), and so may a spatial size.
+          be 0 (this rank holds no samples), and so may a spatial size. ``x`` may be
+          in any memory layout: channels-last (``x.to(memory_format=torch.channels_last)``),
+          or a strided view of a larger tensor.
         - Return the tuple ``(sum, sum_sq, count)``:
             * ``sum[c]``: the sum of every element of channel ``c``, shape ``(C,)``;
             * ``sum_sq[c]``: the sum of their squares, shape ``(C,)``;
             * ``count``: how many elements each channel has, that is
               ``N * H * W * ...``, as a 0-dim tensor of ``x``'s dtype.
-        - All three have ``x``'s dtype.
+        - All three have ``x``'s dtype, float16 and bfloat16 included.
 
     Example:
         >>> x = torch.tensor([[1., 2.], [3., 4.], [5., 6.]])   # N=3, C=2
@@ -50,7 +52,8 @@ def batch_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tens
           sample contributes ``H * W`` values to each channel.
         - ``x.transpose(0, 1).reshape(C, -1)`` fails on an empty batch (torch
           cannot infer ``-1`` from 0 elements); summing over a tuple of dims
-          works for any size.
+          works for any size and any layout (``x.view(N, C, -1)`` refuses many
+          non-contiguous ones).
     """
     raise NotImplementedError
 
@@ -106,7 +109,8 @@ def sync_batch_norm(
 
     Spec:
         - ``x``: this rank's ``(N_rank, C, *spatial)`` batch; ``weight`` and
-          ``bias``: shape ``(C,)``, the same on every rank.
+          ``bias``: shape ``(C,)``, the same on every rank. Any of them may be
+          non-contiguous (a channels-last batch, strided views).
         - Return a tensor shaped like ``x``: what
           ``F.batch_norm(X, None, None, weight, bias, training=True, eps=eps)``
           gives for the concatenation ``X`` of all ranks' batches (along dim 0),

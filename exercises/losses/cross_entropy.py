@@ -19,8 +19,9 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tens
         ``logits`` is ``(N, C)`` or ``(N, C, d1, ..., dk)``: the classes are dim 1,
         NOT the last dim. ``target`` is an int64 tensor ``(N,)`` or ``(N, d1, ..., dk)``
         of class indices in ``[0, C)`` (or ``ignore_index``). ``weight``, when given, is
-        a ``(C,)`` tensor of class weights. The result has the logits' dtype and device:
-        shape ``target.shape`` for ``reduction="none"``, a 0-d tensor otherwise.
+        a ``(C,)`` tensor of class weights. Any of them may be non-contiguous (a transposed
+        or strided view). The result has the logits' dtype (float16 and bfloat16 too) and
+        device: shape ``target.shape`` for ``reduction="none"``, a 0-d tensor otherwise.
 
     Spec, per position ``i`` (a sample, or a sample and a spatial position), with
     ``logp = log_softmax(logits)`` over dim 1, ``w = weight`` (all ones if None),
@@ -30,9 +31,15 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tens
         - Positions where ``target == ignore_index`` get ``loss[i] = 0`` and count for
           nothing below (ignore_index may also be a real class, e.g. 0).
         - ``"none"``: the per-position losses. ``"sum"``: their sum.
-          ``"mean"``: their sum divided by ``sum of w[y]`` over the positions not
-          ignored: a WEIGHTED mean, not a division by N. When nothing is left
-          (all ignored, or N == 0) that is 0 / 0 = nan, as in PyTorch.
+          ``"mean"``: a WEIGHTED mean, not a division by N. With ``W = sum of w[y]``
+          over the positions not ignored, each of the two terms is divided by ``W``
+          on its own, as PyTorch does:
+              ``(1 - eps) * (sum_i w[y] * (-logp[i, y])) / W
+                + eps / C * (sum_i sum_c w[c] * (-logp[i, c])) / W``
+          (the same as ``sum of loss[i] / W`` while ``W > 0``). When ``W == 0``
+          (all ignored, N == 0, or every kept target's class has weight 0) the
+          first term is 0 / 0 = nan, so the mean is nan, as in PyTorch, even with
+          label smoothing (dividing the summed loss by W once would give inf there).
         - Raise ``IndexError`` if a target that is not ``ignore_index`` is outside
           ``[0, C)``.
         - Keep it differentiable with respect to ``logits``.
@@ -60,6 +67,12 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tens
         - Label smoothing spreads ``eps`` over ALL C classes (the target included), not
           over the C - 1 others; with class weights, the smoothing term is weighted too.
         - For ``(N, C, d1, ...)`` inputs the class dim is 1: softmax over dim -1 is wrong.
+        - ``.view(...)`` refuses many non-contiguous tensors (a transposed target, a
+          sliced logits tensor): use ``reshape``, or index along dim 1 without flattening.
+        - Large logits with label smoothing: the smoothing term needs ``-logp`` of the
+          LEAST likely classes too, which ``softmax(...).log()`` turns into ``-inf``.
+        - Keep the logits' dtype: in float16 or bfloat16 return a float16 or bfloat16 loss
+          (computing inside in float32 is fine; cast the result back).
 
     Forbidden: ``F.cross_entropy``, ``F.nll_loss``, ``nn.CrossEntropyLoss`` and
     ``nn.NLLLoss``: use ``log_softmax(dim=1)``, ``gather`` (or indexing), sums and means.

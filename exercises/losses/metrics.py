@@ -21,8 +21,10 @@ def iou(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
           0-d ``torch.float32`` tensor on the masks' device.
         - Empty union (both masks all False, or no elements at all): return 1.0, the
           masks agree perfectly. Not 0 / 0 = nan.
-        - Raise ``ValueError`` if a mask is not bool or the shapes differ (no
-          broadcasting: a (H, W) mask against a (1, H, W) one is a bug upstream).
+        - Raise ``ValueError`` if a mask is not bool or the shapes differ in any way
+          (no broadcasting: a (H, W) mask against a (1, H, W) or a (1, W) one is a bug
+          upstream; nor reshaping: (2, 3) against (3, 2) differ too).
+        - The masks may be non-contiguous (a transposed mask, a strided view).
 
     Example:
         >>> pred = torch.tensor([[True, True], [False, False]])
@@ -47,16 +49,18 @@ def pearson(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
     Spec:
         - ``x`` and ``y`` are floating tensors of the same shape with at least one
-          element; every position is one (x, y) sample (flatten them).
+          element, in any memory layout; every position is one (x, y) sample (flatten
+          them with ``reshape(-1)``: ``view(-1)`` refuses a transposed tensor).
         - ``r = sum(xc * yc) / (sqrt(sum(xc ** 2)) * sqrt(sum(yc ** 2)))`` with
           ``xc = x - x.mean()`` and ``yc = y - y.mean()``; a 0-d tensor with the
-          inputs' dtype and device, in ``[-1, 1]``.
+          inputs' dtype (float16 and bfloat16 included) and device, in ``[-1, 1]``.
         - Zero variance: if all elements of ``x`` are equal, or all of ``y`` are,
           return exactly 0 (a constant carries no linear relationship). Decide it with
           ``x.max() == x.min()``, not with the computed variance: the mean of
           ``[0.1, 0.1, 0.1]`` is 0.10000000000000002, so ``x - x.mean()`` is not exactly
           0 and the "variance" comes out as ~1e-34 instead of 0.
-        - Raise ``ValueError`` if the shapes differ or there is no element.
+        - Raise ``ValueError`` if the shapes differ (in any dim, even when they would
+          broadcast or hold as many elements) or there is no element.
 
     Example:
         >>> pearson(torch.tensor([1., 2., 3., 4.]), torch.tensor([2., 4., 5., 9.]))
@@ -69,6 +73,10 @@ def pearson(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
           input; the spec asks for 0.
         - The same normalisation on both sides: either population or sample
           (co)variances everywhere; mixing them scales r by n / (n - 1).
+        - Centre BEFORE multiplying. The one-pass formulas
+          ``n * sum(x * y) - sum(x) * sum(y)`` or ``E[xy] - E[x] * E[y]`` subtract huge,
+          nearly equal numbers when the samples sit far from 0 (around 1e6, say), and
+          the difference is rounding noise even in float64.
     """
     raise NotImplementedError
 
@@ -78,9 +86,10 @@ def mae(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
     Spec:
         - ``x`` and ``y`` are floating tensors of the SAME shape with at least one
-          element; the result is a 0-d tensor with their dtype and device.
-        - Raise ``ValueError`` if the shapes differ (even when they broadcast) or if
-          there is no element.
+          element, in any memory layout; the result is a 0-d tensor with their dtype
+          (float16 and bfloat16 included) and device.
+        - Raise ``ValueError`` if the shapes differ in any dim (even when they broadcast,
+          or hold as many elements: (2, 3) against (3, 2)) or if there is no element.
 
     Example:
         >>> mae(torch.tensor([1., 2., 3.]), torch.tensor([2., 2., 5.]))

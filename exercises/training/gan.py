@@ -69,6 +69,9 @@ def gan_step(generator: nn.Module, discriminator: nn.Module,
 
     Allowed: ``F.binary_cross_entropy_with_logits`` (or ``nn.BCEWithLogitsLoss``).
     Forbidden: ``F.binary_cross_entropy`` / ``nn.BCELoss`` on ``sigmoid(logits)``;
-    it loses precision where the sigmoid saturates. Work on the logits.
+    it loses precision where the sigmoid saturates. Work on the logits: a formula by
+    hand on probabilities, ``-(t * log(sigmoid(l)) + (1 - t) * log(1 - sigmoid(l)))``,
+    has the same flaw (past a logit of ~37, ``sigmoid`` is exactly 1.0 in float64 and
+    ``log(1 - 1)`` is ``-inf``); the grader tries a discriminator that confident.
     """
     raise NotImplementedError

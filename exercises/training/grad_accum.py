@@ -33,9 +33,14 @@ def accumulated_gradients(
           the gradient of ``loss_fn(model(X), Y)``, where ``X`` and ``Y``
           concatenate all the micro-batches (one batch of ``N = sum of n_i``
           samples).
-        - Discard whatever ``.grad`` the model holds on entry. Frozen parameters
-          (``requires_grad=False``) keep ``.grad is None``. No optimizer step:
-          the parameters stay as they are.
+        - Discard whatever ``.grad`` the model holds on entry, on EVERY parameter,
+          frozen ones included: afterwards each ``.grad`` is what one backward on the
+          concatenated batch gives a model whose gradients are all None. So a trainable
+          parameter holds the big batch's gradient, and a frozen one
+          (``requires_grad=False``) holds ``None``, even if it arrived holding a stale
+          gradient. ``model.zero_grad()`` (which sets every ``.grad`` to None) does
+          exactly that; ``zero_grad(set_to_none=False)`` would leave zeros on a frozen
+          parameter instead. No optimizer step: the parameters stay as they are.
         - Return ``[p.grad for p in model.parameters()]``.
         - Raise ``ValueError`` if ``micro_batches`` is empty.
 

@@ -15,6 +15,8 @@ def knn_predict(train_x: torch.Tensor, train_y: torch.Tensor, queries: torch.Ten
         - ``train_x``: ``(N, D)`` floating point, the training points.
         - ``train_y``: ``(N,)`` ``torch.int64`` class labels, all ``>= 0``.
         - ``queries``: ``(M, D)``, same dtype and device as ``train_x``.
+        - Any of them may be non-contiguous (``train_x`` stored as a transposed
+          ``(D, N)`` tensor, strided views).
         - Result: ``(M,)`` ``torch.int64`` labels, on the inputs' device.
 
     Spec:
@@ -52,5 +54,12 @@ def knn_predict(train_x: torch.Tensor, train_y: torch.Tensor, queries: torch.Ten
           ``collections.Counter.most_common`` does when it sees neighbours
           nearest first): here the smallest tied label wins.
         - Do not drop the first neighbour: the queries are not training points.
+        - Euclidean means squared differences summed: not ``|q - x|`` summed (L1),
+          not the largest ``|q - x|``, not ``(sum of q - x) ** 2``. They agree in one
+          dimension and on 0/1 coordinates, not in general: from the origin, (3, 0)
+          is nearer than (2, 2) by L1 but farther by Euclid.
+        - Subtract before squaring. The expansion ``|q|^2 - 2 q.x + |x|^2`` (one
+          matmul) cancels catastrophically for points far from the origin
+          (coordinates near 1e7 lose every digit of their distances, even in float64).
     """
     raise NotImplementedError

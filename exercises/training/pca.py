@@ -14,7 +14,8 @@ def pca(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     and the centred data expressed in them.
 
     Shapes:
-        - ``x``: ``(N, D)`` floating point, one example per row.
+        - ``x``: ``(N, D)`` floating point, one example per row, in any memory layout
+          (column-major, as a transposed ``(D, N)`` array arrives, or a strided view).
         - ``components``: ``(k, D)``, one unit-length direction per row, the rows
           orthogonal to each other, in order of explained variance (largest
           first).
@@ -48,6 +49,10 @@ def pca(x: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     Pitfalls:
         - Without centring, the first "component" points at the mean, not
           along the spread.
+        - Centre by subtracting, not through raw moments: the covariance written as
+          ``x.T @ x / N - outer(mean, mean)`` subtracts two huge, nearly equal
+          matrices when the features sit far from 0 (around 1e6) and keeps only
+          rounding noise, even in float64.
         - ``Vh`` holds the directions as *rows*; its columns are not them
           (``V = Vh.T``).
         - The eigenvectors of the covariance matrix work too, but

@@ -9,7 +9,8 @@ import torch
 
 def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
               mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """softmax(q kᵀ / sqrt(d_k), masked to -1e9 where mask == 0) @ v, and the weights."""
+    """softmax(q kᵀ / sqrt(d_k), masked to -1e9 where mask == 0) @ v, and the weights; any
+    memory layout, the inputs' dtype, a softmax that does not overflow on large scores."""
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
     if mask is not None:
         scores = scores.masked_fill(mask == 0, -1e9)

@@ -8,7 +8,9 @@ import torch
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | None = None,
                   ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> torch.Tensor:
-    """Weighted, smoothed cross-entropy of class-index targets over dim 1."""
+    """Weighted, smoothed cross-entropy of class-index targets over dim 1, in any memory
+    layout and in the logits' dtype; the mean divides each term by the kept targets' total
+    weight (nan when that is 0, as ``F.cross_entropy``)."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction!r} is not a valid value for reduction")
     classes = logits.shape[1]
@@ -24,9 +26,11 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tens
     target_weight = weight[safe] * keep
     per_class = weight.view(1, classes, *([1] * (logits.dim() - 2)))
     uniform = -(log_p * per_class).sum(dim=1) / classes * keep
-    loss = (1 - label_smoothing) * picked * target_weight + label_smoothing * uniform
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / target_weight.sum()
+    targeted = picked * target_weight
+    if reduction == "mean":
+        # Each term divided by the kept targets' total weight, as F.cross_entropy does: when
+        # that is 0 the target term is 0 / 0 = nan, and so is the mean (not inf).
+        total = target_weight.sum()
+        return (1 - label_smoothing) * (targeted.sum() / total) + label_smoothing * (uniform.sum() / total)
+    loss = (1 - label_smoothing) * targeted + label_smoothing * uniform
+    return loss if reduction == "none" else loss.sum()

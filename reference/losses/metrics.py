@@ -6,6 +6,7 @@ import torch
 
 
 def _same_shape(x: torch.Tensor, y: torch.Tensor) -> None:
+    """Equal shapes, dim by dim: no broadcasting, no reshaping."""
     if x.shape != y.shape:
         raise ValueError(f"shapes differ: {list(x.shape)} and {list(y.shape)} (no broadcasting)")
 
@@ -23,7 +24,8 @@ def iou(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def pearson(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Pearson correlation of the flattened samples; 0 when either is constant."""
+    """Pearson correlation of the flattened samples (centred first, so samples far from 0
+    keep their digits), in their dtype; 0 when either is constant."""
     _same_shape(x, y)
     if x.numel() == 0:
         raise ValueError("pearson needs at least one sample")

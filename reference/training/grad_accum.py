@@ -10,7 +10,8 @@ MicroBatch = tuple[torch.Tensor, torch.Tensor]  # (inputs, targets)
 def accumulated_gradients(
     model: nn.Module, loss_name: str, micro_batches: list[MicroBatch],
 ) -> list[torch.Tensor | None]:
-    """Zero the gradients once, then accumulate (n_i / N) * loss_i per micro-batch."""
+    """Set every .grad to None once (frozen parameters' too), then accumulate
+    (n_i / N) * loss_i per micro-batch."""
     if not micro_batches:
         raise ValueError("no micro-batch to accumulate")
     loss_fn = getattr(F, loss_name)

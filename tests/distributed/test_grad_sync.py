@@ -14,7 +14,7 @@ from torch import nn
 
 from grader.contract.expect import assert_same
 from tests.numerics import assert_same_grads, grads_of, manual_seed
-from tests.strategies import float_tensors
+from tests.strategies import float_tensors, relaid
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "nn.parallel.DistributedDataParallel": "average the gradients yourself: all_reduce each "
@@ -39,6 +39,7 @@ class SyncCase:
     shards: list[tuple[torch.Tensor, torch.Tensor]]
     frozen: tuple[str, ...]
     init_seed: int = 0  # torch.manual_seed before building the model (shown in counterexamples)
+    column_major: tuple[str, ...] = ()  # weights stored transposed: their .grad is too
 
     @property
     def world(self) -> int:
@@ -46,7 +47,9 @@ class SyncCase:
 
     def note(self) -> str:
         frozen = f", frozen: {', '.join(self.frozen)}" if self.frozen else ""
-        return f"{self.world} rank(s) of {self.shards[0][0].shape[0]} sample(s) each{frozen}"
+        laid = (f", stored transposed (non-contiguous .grad): {', '.join(self.column_major)}"
+                if self.column_major else "")
+        return f"{self.world} rank(s) of {self.shards[0][0].shape[0]} sample(s) each{frozen}{laid}"
 
 
 @st.composite
@@ -62,12 +65,19 @@ def sync_cases(draw, max_world: int = 4, frozen: st.SearchStrategy | None = None
     if frozen is None:
         frozen = st.lists(st.sampled_from(PARAM_NAMES), max_size=2, unique=True)
     frozen_names = tuple(sorted(draw(frozen, label="frozen parameters")))
+    # A weight kept in column-major memory (as a transposed, tied or imported weight may be):
+    # backward gives it a .grad with the same strides, which .view(-1) refuses.
+    column_major = tuple(sorted(draw(st.lists(st.sampled_from(["0.weight", "2.weight"]), max_size=2,
+                                              unique=True), label="weights stored transposed")))
+    for name in column_major:
+        layer = model[int(name[0])]
+        layer.weight = nn.Parameter(relaid(layer.weight, "permuted"))
     for name, param in model.named_parameters():
         param.requires_grad_(name not in frozen_names)
     shards = [(draw(float_tensors((per_rank, n_in), low=-3, high=3), label=f"rank {r} inputs"),
                draw(float_tensors((per_rank, n_out), low=-3, high=3), label=f"rank {r} targets"))
               for r in range(world)]
-    return SyncCase(model, shards, frozen_names, seed)
+    return SyncCase(model, shards, frozen_names, seed, column_major)
 
 
 def backward_on(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> nn.Module:
@@ -120,13 +130,17 @@ def test_model_gradients_are_averaged_in_place(impl, case):
 @settings(max_examples=10)
 @given(sync_cases())
 def test_parameters_unchanged(impl, case):
+    """The weights stay as they were, and the same run returns the full-batch gradients."""
     models = rank_models(case)
-    impl.run_ranks("average_gradients", [(m, case.world) for m in models])
+    run = impl.run_ranks("average_gradients", [(m, case.world) for m in models])
     for rank, model in enumerate(models):
         for (name, got), original in zip(model.named_parameters(), case.model.parameters()):
             assert_same(got.detach(), original.detach(),
                         what=f"rank {rank}'s parameter {name} after the call (average the "
                              "gradients only; no step, no change to the weights)")
+    expected = full_batch_grads(case)
+    for rank, got in enumerate(run.results):
+        check_grads(got, expected, f"what rank {rank} returned ({case.note()})")
 
 
 @settings(max_examples=15)

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
+from tests.properties import assert_no_shared_memory
 from tests.strategies import float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=15)
@@ -62,11 +63,22 @@ def _world_note(chunks: list) -> str:
 
 # ------------------------------------------------------------------ the simulation
 
-def _simulate(impl, chunks: list[list[torch.Tensor]]):
-    got = impl.ring_allreduce([[c.clone() for c in rank] for rank in chunks])
+def _simulate(impl, chunks: list[list[torch.Tensor]], args=None):
+    got = impl.ring_allreduce([[c.clone() for c in rank] for rank in chunks] if args is None else args)
     assert isinstance(got, tuple) and len(got) == 2, (
         f"ring_allreduce should return a tuple (results, log), got {type(got).__name__}")
     return got
+
+
+def _check_results(results, chunks: list[list[torch.Tensor]]) -> None:
+    """Every rank ends with every chunk summed over the ranks (the oracle comparison that
+    rides along with the log, traffic and no-mutation checks)."""
+    expected = _chunk_sums(chunks)
+    assert isinstance(results, list) and len(results) == len(chunks), (
+        f"results should be a list with one entry per rank ({len(chunks)}), got {results!r}")
+    for rank, got in enumerate(results):
+        assert_same(got, expected, what=f"(rank {rank} of {_world_note(chunks)}; every chunk "
+                                        f"must end summed over the ranks) results[{rank}]")
 
 
 def _checked_log(log, p: int) -> list[tuple[int, int, int, int]]:
@@ -87,12 +99,7 @@ def _checked_log(log, p: int) -> list[tuple[int, int, int, int]]:
 @given(rank_chunks())
 def test_every_rank_ends_with_the_sum(impl, chunks):
     results, _ = _simulate(impl, chunks)
-    expected = _chunk_sums(chunks)
-    assert isinstance(results, list) and len(results) == len(chunks), (
-        f"results should be a list with one entry per rank ({len(chunks)}), got {results!r}")
-    for rank, got in enumerate(results):
-        assert_same(got, expected, what=f"(rank {rank} of {_world_note(chunks)}; every chunk "
-                                        f"must end summed over the ranks) results[{rank}]")
+    _check_results(results, chunks)
 
 
 @pytest.mark.weight(2)
@@ -100,7 +107,8 @@ def test_every_rank_ends_with_the_sum(impl, chunks):
 @given(rank_chunks())
 def test_log_is_2p_minus_2_steps_of_one_chunk_to_the_right(impl, chunks):
     p = len(chunks)
-    log = _checked_log(_simulate(impl, chunks)[1], p)
+    results, log = _simulate(impl, chunks)
+    log = _checked_log(log, p)
     steps = [entry[0] for entry in log]
     assert steps == sorted(steps), f"the log must be in step order, got steps {steps}"
     assert sorted(set(steps)) == list(range(2 * (p - 1))), (
@@ -112,6 +120,7 @@ def test_log_is_2p_minus_2_steps_of_one_chunk_to_the_right(impl, chunks):
         assert sorted(messages) == expected, (
             f"step {step}: every rank sends exactly one chunk, to its right neighbour "
             f"(src, dst) = {expected}; the log has {sorted(messages)}")
+    _check_results(results, chunks)
 
 
 def _replay(chunks: list[list[torch.Tensor]], log) -> list[list[torch.Tensor]]:
@@ -136,34 +145,46 @@ def _replay(chunks: list[list[torch.Tensor]], log) -> list[list[torch.Tensor]]:
 @given(rank_chunks())
 def test_replaying_the_log_gives_every_rank_the_sum(impl, chunks):
     p = len(chunks)
-    log = _checked_log(_simulate(impl, chunks)[1], p)
+    results, log = _simulate(impl, chunks)
+    log = _checked_log(log, p)
     expected = _chunk_sums(chunks)
     for rank, got in enumerate(_replay(chunks, log)):
         assert_same(got, expected, what=(
             f"(replaying your log on the inputs, {_world_note(chunks)}: steps 0..{p - 2} add "
             f"the chunk sent, steps {p - 1}..{2 * p - 3} overwrite with it) rank {rank}'s chunks"))
+    _check_results(results, chunks)
 
 
 @settings(max_examples=20)
 @given(rank_chunks(equal_sizes=True))
 def test_each_rank_sends_2_p_minus_1_over_p_of_its_tensor(impl, chunks):
     p = len(chunks)
-    log = _checked_log(_simulate(impl, chunks)[1], p)
+    results, log = _simulate(impl, chunks)
+    log = _checked_log(log, p)
     total = sum(c.numel() for c in chunks[0])
     for rank in range(p):
         sent = sum(chunks[rank][c].numel() for _, src, _, c in log if src == rank)
         assert sent * p == 2 * (p - 1) * total, (
             f"rank {rank} sent {sent} element(s) of its {total}; a ring sends 2(p-1)/p of the "
             f"tensor = {2 * (p - 1) * total // p} with p={p} (one chunk per step)")
+    _check_results(results, chunks)
 
 
 @settings(max_examples=15)
 @given(rank_chunks())
 def test_inputs_unchanged(impl, chunks):
+    """The inputs keep their values, and no result is an input tensor or a view of one (with
+    p == 1 too: the result is a copy); the results are the sums."""
     args = [[c.clone() for c in rank] for rank in chunks]
-    impl.ring_allreduce(args)
+    results, _ = _simulate(impl, chunks, args)
     for rank, (got, original) in enumerate(zip(args, chunks)):
         assert_same(got, original, what=f"chunks[{rank}] after the call (clone before you add)")
+    _check_results(results, chunks)
+    inputs = [c for rank in args for c in rank]
+    for rank, held in enumerate(results):
+        for c, t in enumerate(held):
+            assert_no_shared_memory(t, *inputs, what=f"results[{rank}][{c}] (clone the chunks: "
+                                                     "the caller's tensors are not results)")
 
 
 # ------------------------------------------------------------------ over send / recv
@@ -177,14 +198,19 @@ def _dist_note(tensors: list[torch.Tensor]) -> str:
     return f"world_size {len(tensors)}, t of shape {tuple(t.shape)} ({t.numel()} element(s))"
 
 
+def _check_dist_results(run, tensors: list[torch.Tensor]) -> None:
+    """What every rank returned is the sum (rides along with the message checks)."""
+    expected = _total(tensors)
+    for rank, got in enumerate(run.results):
+        assert_same(got, expected, what=f"what rank {rank} returned ({_dist_note(tensors)})")
+
+
 @pytest.mark.weight(3)
 @settings(max_examples=30)
 @given(rank_tensors())
 def test_dist_every_rank_returns_the_sum(impl, tensors):
-    run = impl.run_p2p_ranks("ring_allreduce_dist", [(t.clone(),) for t in tensors])
-    expected = _total(tensors)
-    for rank, got in enumerate(run.results):
-        assert_same(got, expected, what=f"what rank {rank} returned ({_dist_note(tensors)})")
+    _check_dist_results(impl.run_p2p_ranks("ring_allreduce_dist", [(t.clone(),) for t in tensors]),
+                        tensors)
 
 
 @settings(max_examples=15)
@@ -210,6 +236,7 @@ def test_dist_sends_2p_minus_2_messages_to_the_right_neighbour(impl, tensors):
         assert destinations == [right] * (2 * (p - 1)), (
             f"rank {rank} ({_dist_note(tensors)}) sent to ranks {destinations}; a ring rank "
             f"sends 2(p-1) = {2 * (p - 1)} messages, all to its right neighbour {right}")
+    _check_dist_results(run, tensors)
 
 
 @settings(max_examples=20)
@@ -223,6 +250,7 @@ def test_dist_traffic_is_2_p_minus_1_times_the_tensor(impl, tensors):
         f"{_dist_note(tensors)}: the ranks sent messages of {sizes} element(s), "
         f"{sum(sizes)} in all; a ring sends one chunk of at most ceil(n/p) = {largest} per "
         f"message and 2(p-1)·n = {2 * (p - 1) * n} in all")
+    _check_dist_results(run, tensors)
 
 
 # ------------------------------------------------------------------ real gloo processes

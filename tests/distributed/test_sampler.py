@@ -4,11 +4,12 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from torch.utils.data import DistributedSampler
 
 from grader.contract.expect import assert_same, expect_raises
+from tests.properties import anchored, assert_no_shared_memory
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.utils.data.DistributedSampler": (
@@ -68,6 +69,26 @@ def every_rank(impl, setup: Setup) -> list[list[int]]:
             for rank in range(setup.num_replicas)]
 
 
+def check_every_rank(got: list[list[int]], setup: Setup) -> None:
+    """Each rank's list equals DistributedSampler's (rides with the consistency checks)."""
+    for rank, indices in enumerate(got):
+        assert_same(indices, torch_indices(setup, rank), what=f"{setup.describe(rank)}: indices")
+
+
+def ordinary_setups() -> st.SearchStrategy[Setup]:
+    """Valid configurations where no constant or echoed list is right: 5 to 60 indices over
+    2 to 4 ranks."""
+    return setups(min_len=5, max_replicas=4).filter(lambda s: s.num_replicas >= 2)
+
+
+def on_ordinary_setup(impl, setup: Setup):
+    """Rides along with an error check: every rank of an ordinary configuration against
+    DistributedSampler."""
+    return anchored(lambda: every_rank(impl, setup), lambda: None,
+                    compare=lambda got, _, what: check_every_rank(got, setup),
+                    what=f"{setup.describe()} (an ordinary call beside the error case)")
+
+
 # ------------------------------------------------------------------ distributed_indices
 
 @pytest.mark.weight(4)
@@ -80,6 +101,7 @@ def test_matches_distributed_sampler(impl, setup, data):
 
 @given(setups(min_len=1), st.data())
 def test_returns_a_list_of_python_ints(impl, setup, data):
+    """The form, then the same answer against DistributedSampler."""
     rank = data.draw(st.integers(0, setup.num_replicas - 1), label="rank")
     got = impl.distributed_indices(setup.dataset_len, setup.num_replicas, rank, **setup.options())
     assert type(got) is list, (
@@ -88,21 +110,27 @@ def test_returns_a_list_of_python_ints(impl, setup, data):
     kinds = sorted({type(i).__name__ for i in got} - {"int"})
     assert not kinds, (f"distributed_indices returned a list holding {', '.join(kinds)}; "
                        "expected Python ints (a tensor's .tolist() gives them)")
+    assert_same(got, torch_indices(setup, rank), what=f"{setup.describe(rank)}: indices")
 
 
 @given(setups())
 def test_every_rank_gets_the_same_number_of_indices(impl, setup):
-    lengths = [len(indices) for indices in every_rank(impl, setup)]
+    """The lengths, then every rank's list against DistributedSampler."""
+    got = every_rank(impl, setup)
+    lengths = [len(indices) for indices in got]
     assert len(set(lengths)) == 1, (
         f"{setup.describe()}: the ranks got {lengths} indices; every rank must get the same "
         "number, or the ranks take different numbers of steps and a collective hangs "
         "(pad by repeating from the start, or cut the tail with drop_last)")
+    check_every_rank(got, setup)
 
 
 @pytest.mark.weight(2)
 @given(setups())
 def test_ranks_together_cover_the_dataset(impl, setup):
-    seen = Counter(i for indices in every_rank(impl, setup) for i in indices)
+    """The cover, then every rank's list against DistributedSampler."""
+    got = every_rank(impl, setup)
+    seen = Counter(i for indices in got for i in indices)
     strays = sorted(i for i in seen if not (isinstance(i, int) and 0 <= i < setup.dataset_len))
     assert not strays, f"{setup.describe()}: indices {strays[:5]} are not in the dataset"
     if setup.drop_last:
@@ -118,6 +146,7 @@ def test_ranks_together_cover_the_dataset(impl, setup):
         missing = sorted(set(range(setup.dataset_len)) - set(seen))
         assert not missing, (f"{setup.describe()}: indices {missing[:5]} are seen by no rank; "
                              "without drop_last every index must be seen at least once")
+    check_every_rank(got, setup)
 
 
 @given(setups(min_len=10, max_replicas=4, shuffle=True))
@@ -128,6 +157,8 @@ def test_a_new_epoch_reorders(impl, setup):
     assert first != second, (
         f"{setup.describe()}: epochs {setup.epoch} and {later.epoch} give the same order; "
         "seed the generator with seed + epoch so that each epoch is reshuffled")
+    check_every_rank(first, setup)
+    check_every_rank(second, later)
 
 
 BAD_ARGUMENTS = [
@@ -140,11 +171,13 @@ BAD_ARGUMENTS = [
 ]
 
 
-@given(st.sampled_from(BAD_ARGUMENTS))
-def test_bad_arguments_raise_value_error(impl, case):
+@settings(max_examples=25)  # a handful of bad calls, each beside an ordinary one
+@given(st.sampled_from(BAD_ARGUMENTS), ordinary_setups())
+def test_bad_arguments_raise_value_error(impl, case, ordinary):
     args, why = case
-    with expect_raises(ValueError, when=f"{why} (dataset_len, num_replicas, rank = {args})"):
-        impl.distributed_indices(*args)
+    with on_ordinary_setup(impl, ordinary):
+        with expect_raises(ValueError, when=f"{why} (dataset_len, num_replicas, rank = {args})"):
+            impl.distributed_indices(*args)
 
 
 # ------------------------------------------------------------------ worker_shard
@@ -152,11 +185,23 @@ def test_bad_arguments_raise_value_error(impl, case):
 @pytest.mark.weight(2)
 @given(st.lists(st.integers(0, 60), max_size=40), st.integers(1, 6))
 def test_worker_shards_are_strided_and_in_order(impl, indices, num_workers):
+    """Each shard is a NEW list, even for one worker: the caller's list is not handed back."""
     for worker in range(num_workers):
-        got = impl.worker_shard(list(indices), worker, num_workers)
+        given_list = list(indices)
+        got = impl.worker_shard(given_list, worker, num_workers)
         assert_same(got, indices[worker::num_workers],
                     what=f"shard of worker {worker} of {num_workers} "
                          f"(every {num_workers}-th index from position {worker})")
+        assert_no_shared_memory(got, given_list,
+                                what=f"shard of worker {worker} of {num_workers} (a new list)")
+
+
+def ordinary_shard_cases() -> st.SearchStrategy[tuple[list[int], int, int]]:
+    """(indices, worker_id, num_workers) with 2 to 4 workers and distinct indices, enough of
+    them that every worker's shard differs from the list's start."""
+    return st.integers(2, 4).flatmap(lambda k: st.tuples(
+        st.lists(st.integers(0, 60), min_size=2 * k, max_size=20, unique=True),
+        st.integers(1, k - 1), st.just(k)))
 
 
 WORKER_BAD_IDS = [(0, 0, "num_workers is 0"), (0, -1, "num_workers is negative"),
@@ -164,9 +209,15 @@ WORKER_BAD_IDS = [(0, 0, "num_workers is 0"), (0, -1, "num_workers is negative")
                   (-1, 2, "worker_id is negative")]
 
 
-@given(st.sampled_from(WORKER_BAD_IDS))
-def test_worker_shard_bad_ids_raise_value_error(impl, case):
+@settings(max_examples=25)  # a handful of bad calls, each beside an ordinary one
+@given(st.sampled_from(WORKER_BAD_IDS), ordinary_shard_cases())
+def test_worker_shard_bad_ids_raise_value_error(impl, case, ordinary):
     worker_id, num_workers, why = case
-    with expect_raises(ValueError, when=f"{why} (worker_id={worker_id}, "
-                                        f"num_workers={num_workers})"):
-        impl.worker_shard([0, 1, 2, 3], worker_id, num_workers)
+    indices, worker, workers = ordinary
+    with anchored(lambda: impl.worker_shard(list(indices), worker, workers),
+                  lambda: indices[worker::workers],
+                  what=f"shard of worker {worker} of {workers} of {indices} (an ordinary call "
+                       "beside the error case)"):
+        with expect_raises(ValueError, when=f"{why} (worker_id={worker_id}, "
+                                            f"num_workers={num_workers})"):
+            impl.worker_shard([0, 1, 2, 3], worker_id, num_workers)

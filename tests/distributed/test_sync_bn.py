@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
-from tests.strategies import float_tensors, shapes
+from tests.properties import anchored
+from tests.strategies import float_tensors, layouts, shapes
 
 _BY_HAND = ("compute mean and var with sync_batch_stats and normalise by hand: "
             "(x - mean) / sqrt(var + eps) * weight + bias, with the (C,) tensors "
@@ -91,6 +92,34 @@ def _world_note(batches: list[torch.Tensor]) -> str:
     return f"{len(batches)} rank(s) with batch sizes {[b.shape[0] for b in batches]}"
 
 
+def _check_stats(run, batches: list[torch.Tensor]) -> None:
+    mean, var = _concatenation_stats(batches)
+    for rank, got in enumerate(run.results):
+        assert_same(got, (mean, var), what=f"rank {rank} of {_world_note(batches)}: (mean, var)")
+
+
+def _expected_norm(batches, weight, bias, eps) -> tuple[torch.Tensor, ...]:
+    with _one_intra_op_thread():
+        whole = F.batch_norm(torch.cat(batches), None, None, weight, bias, training=True, eps=eps)
+    return whole.split([x.shape[0] for x in batches])
+
+
+def _check_norm(run, batches, weight, bias, eps) -> None:
+    for rank, (got, expected) in enumerate(zip(run.results, _expected_norm(batches, weight, bias, eps))):
+        assert_same(got, expected, what=f"output of rank {rank} of {_world_note(batches)} (eps={eps})")
+
+
+def on_ordinary_batches(impl, batches: list[torch.Tensor]):
+    """Rides along with an error check: sync_batch_stats on ordinary rank batches against the
+    mean and biased variance of their concatenation."""
+    def compare(run, _, what):
+        _check_stats(run, batches)
+
+    return anchored(lambda: impl.run_ranks("sync_batch_stats", [(x.clone(),) for x in batches]),
+                    lambda: None, compare=compare,
+                    what="sync_batch_stats on ordinary batches (checked beside the error case)")
+
+
 # ------------------------------------------------------------------ batch_stats
 
 @pytest.mark.weight(2)
@@ -98,13 +127,41 @@ def _world_note(batches: list[torch.Tensor]) -> str:
 @given(shapes(min_dims=0, max_dims=2, min_side=0, max_side=3), st.integers(0, 4),
        st.integers(1, 4), st.sampled_from([torch.float64, torch.float32]), st.data())
 def test_batch_stats_are_per_channel_sums_and_count(impl, spatial, n, channels, dtype, data):
+    """x in any memory layout: channels-last (permuted), or a strided view of a NaN-filled
+    storage."""
     x = data.draw(float_tensors((n, channels, *spatial), dtype=dtype), label="x")
     rows = _channel_rows(x)
     expected = (rows.sum(dim=1).to(dtype), (rows * rows).sum(dim=1).to(dtype),
                 torch.tensor(float(rows.shape[1]), dtype=dtype))
     tol = {} if dtype == torch.float64 else {"rtol": 1e-5, "atol": 1e-4}
+    lay = data.draw(layouts(x.dim(), label="x"))
+    got = impl.batch_stats(lay(x))
+    assert_same(got, expected, what=f"(sum, sum_sq, count) of x of shape {tuple(x.shape)} in the "
+                                    "memory layout drawn", **tol)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(shapes(min_dims=0, max_dims=2, min_side=1, max_side=3), st.integers(1, 4),
+       st.integers(1, 3), st.sampled_from([torch.float16, torch.bfloat16]), st.data())
+def test_batch_stats_keep_float16_and_bfloat16(impl, spatial, n, channels, dtype, data):
+    """float16 / bfloat16 batches on the CPU: the three statistics in x's dtype, close to
+    float64 sums of the same values (within a few roundings of the sum of magnitudes)."""
+    x = data.draw(float_tensors((n, channels, *spatial), dtype=torch.float64, low=-4, high=4),
+                  label="x").to(dtype)
+    rows = _channel_rows(x)
+    expected = (rows.sum(dim=1), (rows * rows).sum(dim=1), torch.tensor(float(rows.shape[1]),
+                                                                        dtype=torch.float64))
     got = impl.batch_stats(x.clone())
-    assert_same(got, expected, what="(sum, sum_sq, count)", **tol)
+    assert isinstance(got, tuple) and len(got) == 3, (
+        f"batch_stats returned {type(got).__name__}; expected a tuple (sum, sum_sq, count)")
+    eps = torch.finfo(dtype).eps
+    for name, g, e, size in zip(("sum", "sum_sq", "count"), got, expected,
+                                (rows.abs().sum(), (rows * rows).sum(), torch.tensor(1.0))):
+        assert isinstance(g, torch.Tensor) and g.dtype == dtype, (
+            f"{name} is {getattr(g, 'dtype', type(g).__name__)}; expected {dtype}, x's dtype")
+        assert_same(g.double(), e, rtol=0, atol=8 * eps * float(size) + 1e-12,
+                    what=f"{name} of a {dtype} x of shape {tuple(x.shape)} (vs float64 sums)")
 
 
 def _draw_affine(data, channels: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -120,16 +177,14 @@ def _draw_affine(data, channels: int) -> tuple[torch.Tensor, torch.Tensor]:
 @settings(max_examples=60)
 @given(rank_batches())
 def test_stats_equal_those_of_the_concatenation(impl, batches):
-    run = impl.run_ranks("sync_batch_stats", [(x.clone(),) for x in batches])
-    mean, var = _concatenation_stats(batches)
-    for rank, got in enumerate(run.results):
-        assert_same(got, (mean, var), what=f"rank {rank} of {_world_note(batches)}: (mean, var)")
+    _check_stats(impl.run_ranks("sync_batch_stats", [(x.clone(),) for x in batches]), batches)
 
 
 @pytest.mark.weight(2)
 @settings(max_examples=30)
 @given(rank_batches(min_count=2), st.sampled_from(EPSILONS), st.data())
 def test_one_all_reduce_call_per_rank(impl, batches, eps, data):
+    """The count, and in the same runs the results against the oracle."""
     weight, bias = _draw_affine(data, channels=batches[0].shape[1])
     for name, extra in (("sync_batch_stats", ()), ("sync_batch_norm", (weight, bias, eps))):
         run = impl.run_ranks(name, [(x.clone(), *extra) for x in batches])
@@ -138,14 +193,19 @@ def test_one_all_reduce_call_per_rank(impl, batches, eps, data):
                 f"{name}() on rank {rank} of {_world_note(batches)} called all_reduce {calls} "
                 "time(s); it must call it exactly once: pack sum, sum_sq and count into one "
                 "tensor and reduce that")
+        if name == "sync_batch_stats":
+            _check_stats(run, batches)
+        else:
+            _check_norm(run, batches, weight, bias, eps)
 
 
 @settings(max_examples=25)
-@given(empty_rank_batches())
-def test_no_element_anywhere_raises_value_error(impl, batches):
-    with expect_raises(ValueError, when=f"no rank holds any element ({_world_note(batches)}, "
-                                        f"shape {tuple(batches[0].shape)} on rank 0)"):
-        impl.run_ranks("sync_batch_stats", [(x.clone(),) for x in batches])
+@given(empty_rank_batches(), rank_batches(max_world=3))
+def test_no_element_anywhere_raises_value_error(impl, batches, ordinary):
+    with on_ordinary_batches(impl, ordinary):
+        with expect_raises(ValueError, when=f"no rank holds any element ({_world_note(batches)}, "
+                                            f"shape {tuple(batches[0].shape)} on rank 0)"):
+            impl.run_ranks("sync_batch_stats", [(x.clone(),) for x in batches])
 
 
 # ------------------------------------------------------------------ sync_batch_norm
@@ -154,15 +214,16 @@ def test_no_element_anywhere_raises_value_error(impl, batches):
 @settings(max_examples=60)
 @given(rank_batches(min_count=2), st.sampled_from(EPSILONS), st.data())
 def test_batch_norm_equals_f_batch_norm_on_the_concatenation(impl, batches, eps, data):
+    """Every rank's x, and weight and bias, in a memory layout of their own (channels-last,
+    strided views of a NaN-filled storage)."""
     weight, bias = _draw_affine(data, channels=batches[0].shape[1])
+    lay_x = [data.draw(layouts(x.dim(), label=f"rank {r} x"), label=f"layout of rank {r}'s x")
+             for r, x in enumerate(batches)]
+    lay_w, lay_b = (data.draw(layouts(1, label=name), label=f"layout of {name}")
+                    for name in ("weight", "bias"))
     run = impl.run_ranks("sync_batch_norm",
-                         [(x.clone(), weight.clone(), bias.clone(), eps) for x in batches])
-    with _one_intra_op_thread():
-        whole = F.batch_norm(torch.cat(batches), None, None, weight, bias, training=True, eps=eps)
-    expected = whole.split([x.shape[0] for x in batches])
-    for rank, got in enumerate(run.results):
-        assert_same(got, expected[rank],
-                    what=f"output of rank {rank} of {_world_note(batches)} (eps={eps})")
+                         [(lay(x), lay_w(weight), lay_b(bias), eps) for lay, x in zip(lay_x, batches)])
+    _check_norm(run, batches, weight, bias, eps)
 
 
 # ------------------------------------------------------------------ real gloo processes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
-from tests.strategies import float_tensors, int_tensors, shapes
+from tests.properties import anchored
+from tests.strategies import float_tensors, int_tensors, layouts, shapes
 
 _BY_HAND = ("take logits.log_softmax(dim=1), pick -logp at the targets with gather, weight, "
             "smooth and reduce yourself")
@@ -33,20 +35,40 @@ SMOOTHING = [0.05, 0.1, 0.3, 1.0]
 # ~10 carries ~2**-8 relative error in bfloat16.
 GPU_TOLERANCE = {torch.float32: dict(rtol=1e-4, atol=1e-4),
                  torch.bfloat16: dict(rtol=3e-2, atol=3e-2)}
+# The same on the CPU, where torch has float16 and bfloat16 kernels for log_softmax too.
+CPU_TOLERANCE = {torch.float16: dict(rtol=1e-2, atol=1e-2),
+                 torch.bfloat16: dict(rtol=3e-2, atol=3e-2)}
 
 
 # ------------------------------------------------------------------ strategies
+
+def _copy(t: torch.Tensor) -> torch.Tensor:
+    return t.clone()
+
 
 @dataclass
 class Case:
     logits: torch.Tensor
     target: torch.Tensor
     kwargs: dict[str, Any] = field(default_factory=dict)
+    clean_target: torch.Tensor | None = None  # the targets before any was set to ignore_index
+    # How each tensor argument is laid out in memory for the student (default: a clone).
+    lay: dict[str, Callable[[torch.Tensor], torch.Tensor]] = field(default_factory=dict)
 
     def student_args(self) -> tuple[tuple, dict[str, Any]]:
-        """Fresh copies for one call: the student may change what it is given."""
-        kwargs = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in self.kwargs.items()}
-        return (self.logits.clone(), self.target.clone()), kwargs
+        """Fresh copies for one call (the student may change what it is given), each in its
+        drawn memory layout."""
+        kwargs = {k: self.lay.get(k, _copy)(v) if isinstance(v, torch.Tensor) else v
+                  for k, v in self.kwargs.items()}
+        return (self.lay.get("logits", _copy)(self.logits),
+                self.lay.get("target", _copy)(self.target)), kwargs
+
+    def ordinary(self) -> Case:
+        """The same logits and (un-ignored) targets with every option at its default but
+        ``reduction="none"``: an ordinary input whose per-position losses are all positive
+        when C >= 2, for the oracle comparison that rides along with a corner or error check."""
+        target = self.target if self.clean_target is None else self.clean_target
+        return Case(self.logits, target, {"reduction": "none"})
 
     def expected(self) -> torch.Tensor:
         return F.cross_entropy(self.logits, self.target, **self.kwargs)
@@ -60,12 +82,15 @@ class Case:
 @st.composite
 def ce_cases(draw, spatial: bool = False, weighted: bool = False, ignoring: bool = False,
              smoothing: bool = False, reductions=("mean",), low: float = -10.0,
-             high: float = 10.0, min_batch: int = 0, dtype: torch.dtype = torch.float64) -> Case:
-    """Logits (N, C) (or (N, C, d1[, d2]) if ``spatial``), targets, and the options asked for.
+             high: float = 10.0, min_batch: int = 0, dtype: torch.dtype = torch.float64,
+             min_classes: int = 1, laid_out: bool = False) -> Case:
+    """Logits (N, C) (or (N, C, d1[, d2]) if ``spatial``), targets, and the options asked for;
+    with ``laid_out``, each tensor argument reaches the student in a drawn memory layout
+    (transposed/permuted, or a strided view of a NaN-filled storage).
 
     Shapes and options are drawn before the values: they shrink first."""
     n = draw(st.integers(min_batch, 4), label="N")
-    c = draw(st.integers(1, 5), label="C")
+    c = draw(st.integers(min_classes, 5), label="C")
     dims = draw(shapes(min_dims=1, max_dims=2, min_side=1, max_side=3), label="d1..dk") if spatial else ()
     kwargs: dict[str, Any] = {}
     if len(reductions) > 1 or reductions[0] != "mean":
@@ -76,15 +101,22 @@ def ce_cases(draw, spatial: bool = False, weighted: bool = False, ignoring: bool
         kwargs["label_smoothing"] = draw(st.sampled_from(SMOOTHING), label="label_smoothing")
     logits = draw(float_tensors((n, c, *dims), dtype=dtype, low=low, high=high), label="logits")
     target = draw(int_tensors((n, *dims), 0, c - 1), label="target")
+    clean = target.clone()
     if ignoring:
         ignored = draw(int_tensors(target.shape, 0, 1), label="ignored positions").bool()
         target[ignored] = kwargs["ignore_index"]
     if weighted:
-        # Quarters in (0, 3]: no subnormal weight (its 1 / w is inf) and no zero one (with
-        # smoothing, F.cross_entropy's mean is then nan rather than inf: a corner not taught).
-        quarters = draw(int_tensors((c,), 1, 12), label="weight in quarters")
+        # Quarters in [0, 3]: no subnormal weight (its 1 / w is inf). A class may weigh 0; when
+        # every kept target's class does, the mean is nan (0 / 0 in the target term).
+        quarters = draw(int_tensors((c,), 0, 12), label="weight in quarters")
         kwargs["weight"] = quarters.to(dtype) / 4
-    return Case(logits, target, kwargs)
+    lay = {}
+    if laid_out:
+        lay = {"logits": draw(layouts(logits.dim(), label="logits"), label="logits layout"),
+               "target": draw(layouts(target.dim(), label="target"), label="target layout")}
+        if weighted:
+            lay["weight"] = draw(layouts(1, label="weight"), label="weight layout")
+    return Case(logits, target, kwargs, clean, lay)
 
 
 def call(impl, case: Case) -> Any:
@@ -95,6 +127,15 @@ def call(impl, case: Case) -> Any:
 def check(impl, case: Case, note: str = "") -> None:
     """The student's loss equals F.cross_entropy's (nan where PyTorch gives 0 / 0)."""
     assert_same(call(impl, case), case.expected(), what=case.describe() + note, equal_nan=True)
+
+
+def on_ordinary_input(impl, case: Case):
+    """Rides along with a corner or error check: the loss of ``case``'s own logits and
+    targets, every option at its default but ``reduction="none"``, equals F.cross_entropy's."""
+    ordinary = case.ordinary()
+    return anchored(lambda: call(impl, ordinary), ordinary.expected, equal_nan=True,
+                    what=ordinary.describe() + " vs F.cross_entropy (an ordinary input, checked "
+                                               "beside the corner case)")
 
 
 # ------------------------------------------------------------------ against F.cross_entropy
@@ -151,6 +192,66 @@ def test_large_logits_stay_finite(impl, case, scale, sign):
 
 @pytest.mark.weight(2)
 @settings(max_examples=25)
+@given(st.tuples(st.booleans(), st.booleans()).flatmap(
+    lambda flags: ce_cases(min_batch=1, min_classes=2, weighted=flags[0], spatial=flags[1],
+                           smoothing=True, reductions=REDUCTIONS)),
+       st.sampled_from([1e2, 1e3, 1e4]), st.sampled_from([-1.0, 1.0]))
+def test_large_logits_with_label_smoothing_stay_finite(impl, case, scale, sign):
+    """The smoothing term sums -logp over EVERY class, the least likely ones included: with
+    large logits their softmax is exactly 0 and softmax(...).log() gives -inf there."""
+    case.logits = case.logits * scale + sign * scale
+    check(impl, case, f" with logits up to ~{scale:g} in size and label smoothing (the "
+                      "smoothing term needs log_softmax too)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()).flatmap(
+    lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2],
+                           smoothing=flags[3], reductions=REDUCTIONS, laid_out=True)))
+def test_any_memory_layout_matches(impl, case):
+    """Transposed or permuted logits, targets and weights, and strided views out of a larger
+    NaN-filled storage: the same values, so the same loss (no .view on a layout it refuses,
+    no reading the storage past the view)."""
+    check(impl, case, " vs F.cross_entropy, with the arguments in the memory layouts drawn "
+                      "(use reshape/movedim/gather, not .view on a non-contiguous tensor)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(st.tuples(st.booleans(), st.booleans()).flatmap(
+    lambda flags: ce_cases(min_batch=1, min_classes=2, weighted=True, ignoring=flags[0],
+                           spatial=flags[1], smoothing=True)), st.data())
+def test_mean_is_nan_when_the_kept_targets_weigh_nothing(impl, case, data):
+    """F.cross_entropy normalises the target term and the smoothing term each by W, the sum
+    of w[y] over the kept positions: with W = 0 the target term is 0 / 0 = nan, so the mean
+    is nan (one division of the summed loss by W would give inf)."""
+    weight = case.kwargs["weight"].clone()
+    kept = case.target[case.target != case.kwargs.get("ignore_index", -100)]
+    weight[kept] = 0
+    heavier = data.draw(st.integers(0, len(weight) - 1), label="a class that keeps its weight")
+    if not bool((kept == heavier).any()):
+        weight[heavier] = 1.0
+    corner = Case(case.logits, case.target, {**case.kwargs, "weight": weight})
+    with on_ordinary_input(impl, case):
+        check(impl, corner, " when every kept target's class has weight 0 (each term of the "
+                            "mean is divided by sum of w[y] = 0: nan, as in PyTorch)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(st.tuples(st.booleans(), st.booleans(), st.booleans()).flatmap(
+    lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2],
+                           smoothing=True, reductions=REDUCTIONS, low=-4.0, high=4.0)),
+       st.sampled_from([torch.float16, torch.bfloat16]))
+def test_reduced_precision_on_cpu(impl, case, dtype):
+    """float16 and bfloat16 logits (and weights) on the CPU: the loss keeps their dtype and
+    is close to the float64 loss of the same rounded values."""
+    check_on_device(impl.cross_entropy, case, dtype, "cpu", CPU_TOLERANCE)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=25)
 @given(st.booleans().flatmap(lambda spatial: ce_cases(
     spatial=spatial, weighted=True, ignoring=True, smoothing=True, reductions=REDUCTIONS, min_batch=1)))
 def test_gradient_matches_f_cross_entropy(impl, case):
@@ -177,7 +278,7 @@ def test_gradient_matches_f_cross_entropy(impl, case):
 
 
 @settings(max_examples=15)
-@given(ce_cases(min_batch=1, ignoring=True), st.sampled_from(["too big", "negative"]),
+@given(ce_cases(min_batch=1, min_classes=2, ignoring=True), st.sampled_from(["too big", "negative"]),
        st.integers(0, 2), st.data())
 def test_target_out_of_range_raises_index_error(impl, case, how, excess, data):
     c = case.logits.shape[1]
@@ -185,15 +286,18 @@ def test_target_out_of_range_raises_index_error(impl, case, how, excess, data):
     if bad == case.kwargs["ignore_index"]:
         bad -= 1
     where = data.draw(st.integers(0, case.target.numel() - 1), label="position")
-    case.target.view(-1)[where] = bad
-    with expect_raises(IndexError, when=f"a target is {bad} with C={c} classes "
-                                        f"(ignore_index={case.kwargs['ignore_index']})"):
-        call(impl, case)
+    wrong = Case(case.logits, case.target.clone(), case.kwargs)
+    wrong.target.view(-1)[where] = bad
+    with on_ordinary_input(impl, case):
+        with expect_raises(IndexError, when=f"a target is {bad} with C={c} classes "
+                                            f"(ignore_index={case.kwargs['ignore_index']})"):
+            call(impl, wrong)
 
 
 # ------------------------------------------------------------------ on the GPU
 
-def check_on_device(cross_entropy, case: Case, dtype: torch.dtype, device: str) -> None:
+def check_on_device(cross_entropy, case: Case, dtype: torch.dtype, device: str,
+                    tolerance: dict = GPU_TOLERANCE) -> None:
     """``cross_entropy`` with ``dtype`` logits (and weights) on ``device`` vs F in float64 on the CPU."""
     logits = case.logits.to(dtype)
     kwargs = {k: v.to(dtype) if isinstance(v, torch.Tensor) else v for k, v in case.kwargs.items()}
@@ -206,7 +310,7 @@ def check_on_device(cross_entropy, case: Case, dtype: torch.dtype, device: str) 
     assert isinstance(got, torch.Tensor), f"cross_entropy returned {type(got).__name__}, not a tensor"
     assert got.dtype == dtype and got.device.type == device, (
         f"the loss is {got.dtype} on {got.device}; expected {dtype} on {device}, like the logits")
-    assert_same(got.double().cpu(), expected, equal_nan=True, **GPU_TOLERANCE[dtype],
+    assert_same(got.double().cpu(), expected, equal_nan=True, **tolerance[dtype],
                 what=f"{case.describe()} in {dtype} on {device} vs float64 on the CPU")
 
 

@@ -117,6 +117,29 @@ def put_stale_grads(*modules: nn.Module) -> None:
             p.grad = 10 * torch.randn_like(p)
 
 
+def loss_d_as_they_were(case: GanCase) -> float:
+    """bce(D(real), 1) + bce(D(G(noise)), 0) of the first batch, with the case's models."""
+    real, noise = case.batches[0]
+    with torch.no_grad():
+        real_logits = case.discriminator(real)
+        fake_logits = case.discriminator(case.generator(noise))
+        return (F.binary_cross_entropy_with_logits(real_logits, torch.ones_like(real_logits))
+                + F.binary_cross_entropy_with_logits(fake_logits, torch.zeros_like(fake_logits))).item()
+
+
+def check_first_step(result: Any, discriminator: nn.Module, case: GanCase, when: str = "") -> None:
+    """After one gan_step on the case's first batch: loss_d is the spec's formula on the models
+    as they were, and D equals D after the D step alone (the G step must not move it). Plain
+    PyTorch oracles: this rides along with the form, protocol and no-mutation checks."""
+    loss_d, _ = as_floats(result, 1)
+    assert_same(loss_d, loss_d_as_they_were(case),
+                what=f"loss_d{when} (bce(D(real), 1) + bce(D(G(noise)), 0) with D and G as they "
+                     "were when gan_step was called)")
+    assert_same_params(discriminator, discriminator_step_only(case), "discriminator",
+                       f"after one call{when} (opt_d.zero_grad(), loss_d.backward(), opt_d.step(); "
+                       "the G step leaves D alone)")
+
+
 def discriminator_step_only(case: GanCase) -> nn.Module:
     """D after the D half of one step, computed with plain PyTorch (no G step at all)."""
     generator, discriminator, _, opt_d = case.copies()
@@ -193,23 +216,45 @@ def test_generator_step_leaves_discriminator_alone(impl, case):
 @settings(max_examples=10)
 @given(gan_cases(max_steps=1))
 def test_returns_python_floats(impl, case):
-    (result,), _, _ = run_steps(impl.gan_step, case)
+    """The form, then the same call's loss_d and D against plain PyTorch."""
+    (result,), _, discriminator = run_steps(impl.gan_step, case)
     assert type(result) is tuple and len(result) == 2, (
         f"gan_step should return a tuple (loss_d, loss_g), got {type(result).__name__} {result!r}")
     for name, value in zip(("loss_d", "loss_g"), result):
         assert type(value) is float, (
             f"{name} is a {type(value).__name__}, expected a Python float: return loss.item() "
             "(a tensor would keep the whole graph alive)")
+    check_first_step(result, discriminator, case)
 
 
 @settings(max_examples=10)
 @given(gan_cases(max_steps=1))
 def test_inputs_unchanged(impl, case):
+    """real and noise keep their values, and the same call's loss_d and D are right."""
     real, noise = case.batches[0]
     real_arg, noise_arg = real.clone(), noise.clone()
-    impl.gan_step(*case.copies(), real_arg, noise_arg)
+    models = case.copies()
+    result = impl.gan_step(*models, real_arg, noise_arg)
     assert_same(real_arg, real, what="real after the call (it must be left unchanged)")
     assert_same(noise_arg, noise, what="noise after the call (it must be left unchanged)")
+    check_first_step(result, models[1], case)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=12)
+@given(gan_cases(max_steps=1), st.sampled_from([60.0, -60.0]))
+def test_saturated_discriminator_stays_finite(impl, case, scale):
+    """D's last layer scaled so its logits reach +-60 or more: sigmoid(logit) is exactly 1.0
+    or 0.0 in float64 there, so log(1 - sigmoid) or log(sigmoid) is -inf; the loss on the
+    logits (binary_cross_entropy_with_logits) stays finite and exact."""
+    with torch.no_grad():
+        case.discriminator[2].weight.mul_(scale)
+        case.discriminator[2].bias.mul_(scale).add_(scale / 2)
+    generator, discriminator, opt_g, opt_d = case.copies()
+    real, noise = case.batches[0]
+    result = impl.gan_step(generator, discriminator, opt_g, opt_d, real.clone(), noise.clone())
+    check_first_step(result, discriminator, case, f" with D's logits scaled by {scale:g} "
+                                                  "(compute the loss on the logits)")
 
 
 # ------------------------------------------------------------------ GPU
@@ -270,14 +315,16 @@ def test_loss_d_scores_the_models_as_they_were(impl, case):
 @settings(max_examples=10)
 @given(gan_cases(max_steps=1, recipes=adam_recipes))
 def test_each_optimizer_steps_exactly_once(impl, case):
+    """The step counts, then the same call's loss_d and D against plain PyTorch."""
     generator, discriminator, opt_g, opt_d = case.copies()
     real, noise = case.batches[0]
-    impl.gan_step(generator, discriminator, opt_g, opt_d, real.clone(), noise.clone())
+    result = impl.gan_step(generator, discriminator, opt_g, opt_d, real.clone(), noise.clone())
     for name, optimizer in (("opt_d", opt_d), ("opt_g", opt_g)):
         steps = sorted({int(state["step"]) for state in optimizer.state.values()}) or [0]
         assert steps == [1], (
             f"after one gan_step, {name} (Adam) has taken {steps} step(s) per parameter; "
             "each optimizer must step exactly once per gan_step")
+    check_first_step(result, discriminator, case)
 
 @pytest.mark.cuda
 @pytest.mark.weight(2)

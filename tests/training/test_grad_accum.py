@@ -15,6 +15,7 @@ from torch import nn
 from grader.contract.expect import assert_same, expect_raises
 from grader.contract.harness import BatchSizes
 from tests.numerics import assert_same_grads, grads_of, manual_seed
+from tests.properties import anchored
 from tests.strategies import float_tensors, int_tensors
 
 pytestmark = pytest.mark.exercise(points=10)
@@ -108,19 +109,23 @@ def test_returns_the_gradients(impl, case):
 @settings(max_examples=20)
 @given(accum_cases())
 def test_stale_gradients_are_discarded(impl, case):
+    """Every parameter arrives holding an old .grad, a frozen one included: afterwards the
+    trainable ones hold the big batch's gradients and a frozen one holds None, as after
+    model.zero_grad() and one backward on the concatenated batch."""
     model, batches = case.copies()
     for param in model.parameters():
-        if param.requires_grad:
-            param.grad = 10 * torch.randn_like(param)
+        param.grad = 10 * torch.randn_like(param)
     impl.accumulated_gradients(model, case.loss_name, batches)
     check_grads(grads_of(model), one_big_batch_grads(case),
-                      f"p.grad after the call, when the model arrived holding old gradients "
-                      f"({case.note()}; clear them once, before the first backward)")
+                f"p.grad after the call, when the model arrived holding old gradients "
+                f"({case.note()}; clear every .grad once, before the first backward: "
+                "model.zero_grad() sets them all to None, frozen ones included)")
 
 
 @settings(max_examples=15)
 @given(accum_cases(allow_frozen=False))
 def test_one_forward_per_micro_batch(impl, case):
+    """The forward calls, then the same call's gradients against the big batch's."""
     model, batches = case.copies()
     recorder = BatchSizes()  # a lambda could not cross into a sandboxed worker
     model.register_forward_pre_hook(recorder)
@@ -130,24 +135,38 @@ def test_one_forward_per_micro_batch(impl, case):
         f"the model ran forward on batches of {seen} sample(s); with micro-batches of {sizes} "
         "it must run once per micro-batch, on that micro-batch alone, in order (one big "
         "forward on the concatenation needs the memory accumulation is there to save)")
+    check_grads(grads_of(model), one_big_batch_grads(case),
+                f"p.grad after the call ({case.note()}), vs one backward on the concatenated batch")
 
 
 @settings(max_examples=10)
 @given(accum_cases())
 def test_parameters_unchanged(impl, case):
+    """The weights stay as they were, and the same call leaves the big batch's gradients."""
     model, batches = case.copies()
     impl.accumulated_gradients(model, case.loss_name, batches)
     for (name, got), original in zip(model.named_parameters(), case.model.parameters()):
         assert_same(got.detach(), original.detach(),
                     what=f"parameter {name} after the call (accumulate only: no optimizer step)")
+    check_grads(grads_of(model), one_big_batch_grads(case),
+                f"p.grad after the call ({case.note()}), vs one backward on the concatenated batch")
 
 
 @settings(max_examples=5)
-@given(accum_cases(max_batches=1))
-def test_no_micro_batch_raises_value_error(impl, case):
+@given(accum_cases(max_batches=1), accum_cases(allow_frozen=False))
+def test_no_micro_batch_raises_value_error(impl, case, ordinary):
     model, _ = case.copies()
-    with expect_raises(ValueError, when="micro_batches is empty"):
-        impl.accumulated_gradients(model, case.loss_name, [])
+
+    def ordinary_grads():
+        good_model, batches = ordinary.copies()
+        impl.accumulated_gradients(good_model, ordinary.loss_name, batches)
+        return grads_of(good_model)
+
+    with anchored(ordinary_grads, lambda: None,
+                  compare=lambda got, _, what: check_grads(got, one_big_batch_grads(ordinary), what),
+                  what=f"p.grad after an ordinary call ({ordinary.note()}) beside the error case"):
+        with expect_raises(ValueError, when="micro_batches is empty"):
+            impl.accumulated_gradients(model, case.loss_name, [])
 
 
 # ------------------------------------------------------------------ GPU

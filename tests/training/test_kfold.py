@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
+from tests.properties import anchored
 
 pytestmark = pytest.mark.exercise(points=10)
 
@@ -67,6 +68,25 @@ def every_fold(impl, split: Split) -> list[tuple[list[int], list[int]]]:
     return [as_index_lists(split.call(impl, fold), split.describe(fold)) for fold in range(split.k)]
 
 
+def check_folds(folds: list[tuple[list[int], list[int]]], split: Split) -> None:
+    """Every fold's (train, valid) equals the spec's (rides with the consistency checks)."""
+    for fold, (train, valid) in enumerate(folds):
+        expected = expected_split(split, fold)
+        assert (train, valid) == (expected[0].tolist(), expected[1].tolist()), (
+            f"{split.describe(fold)}: got train={train}, valid={valid}; expected "
+            f"train={expected[0].tolist()}, valid={expected[1].tolist()} (folds of "
+            + ("torch.randperm(n, generator=torch.Generator().manual_seed(seed))"
+               if split.shuffle else "torch.arange(n)") + ", cut as tensor_split cuts)")
+
+
+@st.composite
+def ordinary_splits(draw) -> tuple[Split, int]:
+    """A valid split and fold whose answer no constant, empty or echoed answer matches: 5 to
+    30 examples, 2 to 4 folds, a fold other than the first."""
+    split = draw(splits().filter(lambda s: s.n >= 5 and s.k <= 4))
+    return split, draw(st.integers(1, split.k - 1), label="fold")
+
+
 # ------------------------------------------------------------------ properties
 
 
@@ -109,27 +129,32 @@ def test_folds_partition_the_examples(impl, split):
         + (f"index {min(twice)} is in the valid sets of folds {twice[min(twice)]}" if twice
            else f"indices {missing[:5]} are in no valid set")
         + (" (every call must rebuild the same permutation from seed)" if split.shuffle else ""))
+    check_folds(folds, split)
 
 
 @pytest.mark.weight(2)
 @settings(max_examples=50)
 @given(splits(max_n=60))
 def test_fold_sizes_differ_by_at_most_one(impl, split):
-    sizes = [len(valid) for _, valid in every_fold(impl, split)]
+    folds = every_fold(impl, split)
+    sizes = [len(valid) for _, valid in folds]
     assert max(sizes) - min(sizes) <= 1 and sum(sizes) == split.n, (
         f"{split.describe()}: the valid folds have sizes {sizes}; they should add up to "
         f"{split.n} and differ by at most one (the first n % k folds get n // k + 1)")
+    check_folds(folds, split)
 
 
 @settings(max_examples=30)
 @given(splits())
 def test_returns_two_int64_tensors(impl, split):
+    """The form, then the same answer against the spec's."""
     result = split.call(impl, 0)
     assert type(result) is tuple and len(result) == 2, (
         f"kfold_indices should return a tuple (train, valid), got {type(result).__name__}")
     for name, value in zip(("train", "valid"), result):
         assert type(value) is torch.Tensor and value.dtype == torch.int64 and value.dim() == 1, (
             f"{name} is {describe_value(value)}; expected a 1-D torch.int64 tensor of indices")
+    assert_same(result, expected_split(split, 0), what=f"(train, valid) of {split.describe(0)}")
 
 
 
@@ -155,8 +180,13 @@ BAD_ARGUMENTS = [
 ]
 
 
-@given(st.sampled_from(BAD_ARGUMENTS), st.booleans())
-def test_bad_arguments_raise_value_error(impl, case, shuffle):
+@settings(max_examples=30)  # a handful of bad calls, each beside an ordinary one
+@given(st.sampled_from(BAD_ARGUMENTS), st.booleans(), ordinary_splits())
+def test_bad_arguments_raise_value_error(impl, case, shuffle, ordinary):
     (n, k, fold), why = case
-    with expect_raises(ValueError, when=f"{why} (n={n}, k={k}, fold={fold})"):
-        impl.kfold_indices(n, k, fold, shuffle=shuffle)
+    split, good_fold = ordinary
+    with anchored(lambda: split.call(impl, good_fold), lambda: expected_split(split, good_fold),
+                  what=f"(train, valid) of {split.describe(good_fold)} (an ordinary call beside "
+                       "the error case)"):
+        with expect_raises(ValueError, when=f"{why} (n={n}, k={k}, fold={fold})"):
+            impl.kfold_indices(n, k, fold, shuffle=shuffle)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 import pytest
 import torch
@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import expect_raises
-from tests.strategies import float_tensors
+from tests.properties import anchored
+from tests.strategies import float_tensors, layouts
 
 pytestmark = pytest.mark.exercise(points=10)
 
@@ -27,10 +28,15 @@ class KnnCase:
     train_y: torch.Tensor  # (N,) int64
     queries: torch.Tensor  # (M, D)
     k: int
+    # How train_x, train_y and queries reach the student in memory (default: as they are).
+    lay: dict[str, Callable[[torch.Tensor], torch.Tensor]] = field(default_factory=dict)
 
     def call(self, knn_predict, device: str = "cpu"):
-        return knn_predict(self.train_x.to(device), self.train_y.to(device),
-                           self.queries.to(device), self.k)
+        def arg(name: str) -> torch.Tensor:
+            t = getattr(self, name)
+            return (self.lay[name](t) if name in self.lay else t.clone()).to(device)
+
+        return knn_predict(arg("train_x"), arg("train_y"), arg("queries"), self.k)
 
 
 def coordinates(dim: int, dtype: torch.dtype) -> st.SearchStrategy[list[float]]:
@@ -54,6 +60,64 @@ def knn_cases(draw, dtypes=(torch.float64, torch.float32)) -> KnnCase:
     return KnnCase(torch.tensor([x for x, _ in points], dtype=dtype),
                    torch.tensor([y for _, y in points], dtype=torch.int64),
                    torch.tensor(queries, dtype=dtype), k)
+
+
+@st.composite
+def laid_out(draw, cases: st.SearchStrategy[KnnCase]) -> KnnCase:
+    """A case whose train_x, train_y and queries each reach the student in a memory layout of
+    their own (a transposed (D, N) storage, strided views of a NaN-filled one)."""
+    case = draw(cases)
+    case.lay = {name: draw(layouts(getattr(case, name).dim(), label=name), label=f"layout of {name}")
+                for name in ("train_x", "train_y", "queries")}
+    return case
+
+
+# Two training points whose order by Euclidean distance from a query at the origin differs
+# from their order by another distance: (A, B, the nearer one by Euclid, the metric fooled).
+METRIC_TRAPS = [
+    ((3.0, 0.0), (2.0, 2.0), "B", "L1 |dx| + |dy| (3 < 4)"),            # Euclid: 8 < 9
+    ((2.0, 0.0), (1.5, 1.5), "A", "max(|dx|, |dy|) (1.5 < 2)"),        # Euclid: 4 < 4.5
+    ((1.0, -1.0), (1.25, 0.0), "B", "(dx + dy)^2 (0 < 1.5625)"),       # Euclid: 1.5625 < 2
+]
+
+
+@st.composite
+def metric_trap_cases(draw, dtypes=(torch.float64, torch.float32)) -> tuple[KnnCase, list[int]]:
+    """k = 1 and one query per trap (far apart from each other), each with two training points
+    that L1, the max norm or the square of the summed difference would rank the other way
+    round; embedded in D = 2 or 3 dims by a signed choice of axes, scaled, shifted, shuffled.
+    Returns the case and the Euclidean answers: one label per query, no two equal, so no
+    constant answer, and no other distance, gets them all."""
+    dim = draw(st.integers(2, 3), label="D")
+    dtype = draw(st.sampled_from(dtypes), label="dtype")
+    axes = draw(st.permutations(range(dim)), label="axes")[:2]
+    signs = [draw(st.sampled_from([1.0, -1.0]), label="sign") for _ in range(2)]
+    scale = draw(st.sampled_from([0.5, 1.0, 2.0]), label="scale")
+    labels = draw(st.permutations(range(2 * len(METRIC_TRAPS))), label="labels")
+    queries, points, point_labels, expected = [], [], [], []
+    for t, (a, b, nearer, _) in enumerate(METRIC_TRAPS):
+        centre = draw(float_tensors((dim,), low=-3, high=3), label=f"query {t}") + 100.0 * t
+        queries.append(centre)
+        for which, (u, v) in (("A", a), ("B", b)):
+            point = centre.clone()
+            point[axes[0]] += signs[0] * scale * u
+            point[axes[1]] += signs[1] * scale * v
+            points.append(point)
+            point_labels.append(labels[2 * t + (which == "B")])
+            if which == nearer:
+                expected.append(point_labels[-1])
+    order = draw(st.permutations(range(len(points))), label="training order")
+    case = KnnCase(torch.stack([points[i] for i in order]).to(dtype),
+                   torch.tensor([point_labels[i] for i in order]), torch.stack(queries).to(dtype), 1)
+    return case, expected
+
+
+def on_ordinary_input(impl, ordinary: tuple[KnnCase, list[int]]):
+    """Rides along with a form, error or corner check: the labels of a metric-trap case."""
+    case, expected = ordinary
+    return anchored(lambda: as_labels(case.call(impl.knn_predict), case), lambda: expected,
+                    what="labels of an ordinary input (k=1, each query's nearest training point "
+                         "by Euclidean distance), checked beside the property")
 
 
 # ------------------------------------------------------------------ the oracle
@@ -126,9 +190,45 @@ def check_votes(knn_predict, case: KnnCase, device: str = "cpu") -> None:
 
 
 @pytest.mark.weight(4)
-@given(knn_cases())
+@given(laid_out(knn_cases()))
 def test_predictions_are_the_vote_of_the_k_nearest(impl, case):
+    """train_x, train_y and queries in any memory layout."""
     check_votes(impl.knn_predict, case)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=25)
+@given(metric_trap_cases())
+def test_distance_is_euclidean(impl, trap):
+    """Points where L1, the max norm or (sum of differences)^2 pick another nearest neighbour
+    than the Euclidean distance does."""
+    case, expected = trap
+    got = as_labels(case.call(impl.knn_predict), case)
+    assert got == expected, (
+        f"k=1: predicted {got}, expected {expected}: each query's nearest training point by "
+        "Euclidean distance, ((q - x) ** 2).sum(-1); a query here has one point nearer by "
+        + ", one by ".join(fooled for *_, fooled in METRIC_TRAPS))
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from([1e7, 1e8]), st.data())
+def test_points_far_from_the_origin(impl, case, offset, data):
+    """Every coordinate shifted by 1e7 or 1e8 (float64): the differences q - x stay exact, but
+    |q|^2 - 2 q.x + |x|^2 subtracts numbers near 1e16 and loses the distances."""
+    shift = data.draw(float_tensors((case.train_x.shape[1],), low=-1, high=1), label="direction")
+    shift = torch.where(shift >= 0, offset, -offset)
+    far = KnnCase(case.train_x + shift, case.train_y, case.queries + shift, case.k)
+    # The oracle sees the same points, moved back exactly (x + s - s is exact here).
+    near = KnnCase(far.train_x - shift, case.train_y, far.queries - shift, case.k)
+    got = as_labels(far.call(impl.knn_predict), far)
+    for q, label in enumerate(got):
+        choices, by_distance = acceptable_labels(near, q)
+        assert label in choices, (
+            f"query {q} (k={case.k}, every coordinate shifted by about {offset:g}): predicted "
+            f"label {label}, expected {' or '.join(map(str, sorted(choices)))}. Training labels "
+            f"from nearest to farthest: {by_distance}. Subtract first, then square: "
+            "((q - x) ** 2).sum(-1); the expansion |q|^2 - 2 q.x + |x|^2 cancels catastrophically")
 
 
 @st.composite
@@ -153,29 +253,33 @@ def tie_cases(draw) -> tuple[KnnCase, int]:
 
 @pytest.mark.weight(2)
 @settings(max_examples=50)
-@given(tie_cases())
-def test_vote_ties_go_to_the_smallest_label(impl, tie):
+@given(tie_cases(), metric_trap_cases())
+def test_vote_ties_go_to_the_smallest_label(impl, tie, ordinary):
     case, small = tie
-    got = as_labels(case.call(impl.knn_predict), case)
-    _, by_distance = acceptable_labels(case, 0)
-    assert got == [small], (
-        f"the {case.k} nearest neighbours have labels {by_distance[:case.k]} (nearest first): "
-        f"a tie between {small} and {by_distance[0]}; expected the smaller label {small}, "
-        f"got {got[0]}")
+    with on_ordinary_input(impl, ordinary):
+        got = as_labels(case.call(impl.knn_predict), case)
+        _, by_distance = acceptable_labels(case, 0)
+        assert got == [small], (
+            f"the {case.k} nearest neighbours have labels {by_distance[:case.k]} (nearest first): "
+            f"a tie between {small} and {by_distance[0]}; expected the smaller label {small}, "
+            f"got {got[0]}")
 
 
 @settings(max_examples=30)
 @given(knn_cases())
 def test_returns_int64_labels_one_per_query(impl, case):
-    as_labels(case.call(impl.knn_predict), case)
+    """The form, then the same labels against the vote."""
+    check_votes(impl.knn_predict, case)
 
 
 @settings(max_examples=20)
-@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from(["zero", "negative", "more than N"]))
-def test_bad_k_raises_value_error(impl, case, why):
+@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from(["zero", "negative", "more than N"]),
+       metric_trap_cases())
+def test_bad_k_raises_value_error(impl, case, why, ordinary):
     k = {"zero": 0, "negative": -1, "more than N": len(case.train_x) + 1}[why]
-    with expect_raises(ValueError, when=f"k is {why} (k={k}, N={len(case.train_x)})"):
-        impl.knn_predict(case.train_x, case.train_y, case.queries, k)
+    with on_ordinary_input(impl, ordinary):
+        with expect_raises(ValueError, when=f"k is {why} (k={k}, N={len(case.train_x)})"):
+            impl.knn_predict(case.train_x, case.train_y, case.queries, k)
 
 
 # ------------------------------------------------------------------ GPU

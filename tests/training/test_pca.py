@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import full_float32
+from tests.properties import anchored
+from tests.strategies import any_layout
 
 pytestmark = pytest.mark.exercise(points=10)
 
@@ -94,27 +96,61 @@ def call(impl, case: PcaCase):
     return impl.pca(case.x.clone(), case.k)
 
 
+def check_components(components: torch.Tensor, case: PcaCase, note: str = "") -> None:
+    """The components equal the rows of Vh from PyTorch's SVD of the centred x, up to sign
+    (the comparison every form, invariant and error check rides along with)."""
+    expected = expected_components(case)
+    aligned, _ = sign_aligned(components, expected)
+    assert_same(aligned, expected, rtol=1e-6, atol=1e-6,
+                what=f"components for k={case.k}{note} (each row compared up to sign with the "
+                     "rows of Vh from torch.linalg.svd of the centred x, largest singular value "
+                     "first)")
+
+
+def on_ordinary_input(impl, case: PcaCase):
+    """Rides along with an error check: the components of an ordinary x against the SVD."""
+    return anchored(lambda: as_pair(call(impl, case), case)[0], lambda: None,
+                    compare=lambda got, _, what: check_components(got, case, " of an ordinary x "
+                                                                           "(beside the error case)"))
+
+
 # ------------------------------------------------------------------ properties
 
 
 @pytest.mark.weight(3)
-@given(pca_cases())
-def test_components_match_svd_up_to_sign(impl, case):
-    components, _ = as_pair(call(impl, case), case)
-    expected = expected_components(case)
-    aligned, _ = sign_aligned(components, expected)
-    assert_same(aligned, expected, rtol=1e-6, atol=1e-6,
-                what=f"components for k={case.k} (each row compared up to sign with the rows "
-                     "of Vh from torch.linalg.svd of the centred x, largest singular value first)")
+@given(pca_cases(), st.data())
+def test_components_match_svd_up_to_sign(impl, case, data):
+    """x in any memory layout (column-major, as a transposed (D, N) array arrives; strided)."""
+    components, _ = as_pair(impl.pca(data.draw(any_layout(case.x, label="x")), case.k), case)
+    check_components(components, case)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=20)
+@given(pca_cases(), st.sampled_from([1e6, 1e7]), st.data())
+def test_data_far_from_the_origin(impl, case, offset, data):
+    """Every feature shifted by +-1e6 or +-1e7 (float64): centring first keeps the digits; a
+    covariance from E[x x^T] - mean mean^T subtracts numbers near 1e14 and loses them."""
+    signs = data.draw(st.lists(st.sampled_from([1.0, -1.0]), min_size=case.x.shape[1],
+                               max_size=case.x.shape[1]), label="direction of each shift")
+    shift = offset * torch.tensor(signs, dtype=case.x.dtype)
+    far = PcaCase(case.x + shift, case.k)
+    near = PcaCase(far.x - shift, case.k)  # the same points moved back (exactly): the oracle's
+    components, _ = as_pair(call(impl, far), far)
+    check_components(components, near, f", every feature shifted by about {offset:g} (centre "
+                                        "x first: x - x.mean(dim=0))")
 
 
 @pytest.mark.weight(2)
 @given(pca_cases())
 def test_projected_is_the_centred_data_in_the_components(impl, case):
+    """The identity, then the components themselves against the SVD (zero or identity
+    "components" satisfy the identity too)."""
     components, projected = as_pair(call(impl, case), case)
     assert_same(projected, case.centred @ components.T, rtol=1e-6, atol=1e-9 * case.scale,
                 what="projected (expected (x - x.mean(dim=0)) @ components.T, with your own "
                      "components and their signs)")
+    check_components(components, case)
 
 
 @pytest.mark.weight(2)
@@ -130,23 +166,33 @@ def test_column_variances_are_the_explained_variances(impl, case):
 
 @given(pca_cases())
 def test_components_are_orthonormal(impl, case):
+    """Orthonormal, then the same components against the SVD (the identity is orthonormal)."""
     components, _ = as_pair(call(impl, case), case)
     assert_same(components @ components.T, torch.eye(case.k, dtype=case.x.dtype), atol=1e-9,
                 what="components @ components.T (rows of unit length, orthogonal to each other)")
+    check_components(components, case)
 
 
 @settings(max_examples=30)
 @given(pca_cases(dtypes=(torch.float64, torch.float32)))
 def test_returns_tensors_of_the_right_shapes_and_dtype(impl, case):
-    as_pair(call(impl, case), case)
+    """The form, then the components against the SVD (float32 x: to float32 accuracy)."""
+    components, _ = as_pair(call(impl, case), case)
+    expected = expected_components(case)
+    aligned, _ = sign_aligned(components.double(), expected)
+    tol = 1e-6 if case.x.dtype == torch.float64 else 1e-3
+    assert_same(aligned, expected, rtol=tol, atol=tol,
+                what=f"{case.x.dtype} components for k={case.k} (up to sign, vs the float64 SVD)")
 
 
 @settings(max_examples=30)
 @given(pca_cases())
 def test_x_is_left_unchanged(impl, case):
+    """x keeps its values, and the same call's components match the SVD."""
     x = case.x.clone()
-    impl.pca(x, case.k)
+    components, _ = as_pair(impl.pca(x, case.k), case)
     assert_same(x, case.x, what="x after the call (centre a copy: x - x.mean(dim=0), not x -= ...)")
+    check_components(components, case)
 
 
 BAD_ARGUMENTS = [
@@ -159,11 +205,13 @@ BAD_ARGUMENTS = [
 ]
 
 
-@given(st.sampled_from(BAD_ARGUMENTS))
-def test_bad_arguments_raise_value_error(impl, case):
+@settings(max_examples=25)  # a handful of bad calls, each beside an ordinary one
+@given(st.sampled_from(BAD_ARGUMENTS), pca_cases())
+def test_bad_arguments_raise_value_error(impl, case, ordinary):
     shape, k, why = case
-    with expect_raises(ValueError, when=f"{why} (x of shape {shape}, k={k})"):
-        impl.pca(torch.randn(shape, dtype=torch.float64), k)
+    with on_ordinary_input(impl, ordinary):
+        with expect_raises(ValueError, when=f"{why} (x of shape {shape}, k={k})"):
+            impl.pca(torch.randn(shape, dtype=torch.float64), k)
 
 
 # ------------------------------------------------------------------ GPU

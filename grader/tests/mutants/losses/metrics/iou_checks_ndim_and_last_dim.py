@@ -1,0 +1,45 @@
+"""Mistake: iou checks only the number of dims and the last dim of the masks: a (1, W) mask
+against an (H, W) one broadcasts silently and gets a made-up IoU."""
+
+import torch
+
+CAUGHT_BY = ("test_iou_rejects_non_bool_or_mismatched_masks",)
+
+
+def _same_shape(x: torch.Tensor, y: torch.Tensor) -> None:
+    if x.shape != y.shape:
+        raise ValueError(f"shapes differ: {list(x.shape)} and {list(y.shape)} (no broadcasting)")
+
+
+def iou(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """|pred & target| / |pred | target| as a 0-d float32 tensor; 1 when the union is empty."""
+    if pred.dtype != torch.bool or target.dtype != torch.bool:
+        raise ValueError(f"masks must be bool, got {pred.dtype} and {target.dtype}")
+    if pred.dim() != target.dim() or pred.shape[-1:] != target.shape[-1:]:
+        raise ValueError("shapes differ")
+    inter = (pred & target).sum()
+    union = (pred | target).sum()
+    if union == 0:
+        return torch.ones((), dtype=torch.float32, device=pred.device)
+    return inter.to(torch.float32) / union.to(torch.float32)
+
+
+def pearson(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Pearson correlation of the flattened samples; 0 when either is constant."""
+    _same_shape(x, y)
+    if x.numel() == 0:
+        raise ValueError("pearson needs at least one sample")
+    x, y = x.flatten(), y.flatten()
+    if bool(x.max() == x.min()) or bool(y.max() == y.min()):
+        return torch.zeros((), dtype=torch.result_type(x, y), device=x.device)
+    xc, yc = x - x.mean(), y - y.mean()
+    r = (xc * yc).sum() / (xc.norm() * yc.norm())
+    return r.clamp(-1.0, 1.0)
+
+
+def mae(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Mean of |x - y| over all elements; shapes must match exactly."""
+    _same_shape(x, y)
+    if x.numel() == 0:
+        raise ValueError("mae of empty tensors is undefined")
+    return (x - y).abs().mean()

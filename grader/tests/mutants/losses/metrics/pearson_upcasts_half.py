@@ -1,0 +1,46 @@
+"""Mistake: pearson moves float16 and bfloat16 samples to float32 "for accuracy" and returns
+the float32 result: the spec asks for the inputs' dtype."""
+
+import torch
+
+CAUGHT_BY = ("test_float16_and_bfloat16_keep_their_dtype",)
+
+
+def _same_shape(x: torch.Tensor, y: torch.Tensor) -> None:
+    if x.shape != y.shape:
+        raise ValueError(f"shapes differ: {list(x.shape)} and {list(y.shape)} (no broadcasting)")
+
+
+def iou(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """|pred & target| / |pred | target| as a 0-d float32 tensor; 1 when the union is empty."""
+    if pred.dtype != torch.bool or target.dtype != torch.bool:
+        raise ValueError(f"masks must be bool, got {pred.dtype} and {target.dtype}")
+    _same_shape(pred, target)
+    inter = (pred & target).sum()
+    union = (pred | target).sum()
+    if union == 0:
+        return torch.ones((), dtype=torch.float32, device=pred.device)
+    return inter.to(torch.float32) / union.to(torch.float32)
+
+
+def pearson(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Pearson correlation of the flattened samples; 0 when either is constant."""
+    _same_shape(x, y)
+    if x.numel() == 0:
+        raise ValueError("pearson needs at least one sample")
+    x, y = x.flatten(), y.flatten()
+    if x.dtype in (torch.float16, torch.bfloat16):
+        x, y = x.float(), y.float()
+    if bool(x.max() == x.min()) or bool(y.max() == y.min()):
+        return torch.zeros((), dtype=torch.result_type(x, y), device=x.device)
+    xc, yc = x - x.mean(), y - y.mean()
+    r = (xc * yc).sum() / (xc.norm() * yc.norm())
+    return r.clamp(-1.0, 1.0)
+
+
+def mae(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Mean of |x - y| over all elements; shapes must match exactly."""
+    _same_shape(x, y)
+    if x.numel() == 0:
+        raise ValueError("mae of empty tensors is undefined")
+    return (x - y).abs().mean()
