@@ -7,7 +7,9 @@ shows the smallest case that breaks a submission.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -165,6 +167,40 @@ def relaid(t: torch.Tensor, kind: str, *, order: tuple[int, ...] | None = None,
 
 
 @st.composite
+def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
+            label: str = "x") -> Callable[[torch.Tensor], torch.Tensor]:
+    """A memory layout drawn as ``any_layout`` draws it, returned as a function that lays out
+    any tensor of ``ndim`` dims that way (``relaid`` with the drawn order, steps, offsets).
+
+    For tests that call the student several times with fresh copies of one input: a
+    ``clone()`` of a sliced view comes back contiguous, so re-apply the layout instead::
+
+        lay = draw(layouts(x.dim(), label="x"))
+        impl.f(lay(x))          # a new tensor in that layout on every call
+    """
+    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
+    if kind == "permuted" and ndim < 2:
+        kind = "sliced"
+    if kind == "permuted":
+        order = draw(st.permutations(range(ndim)).filter(lambda o: o != sorted(o)),
+                     label=f"dim order of {label} in memory")
+        return functools.partial(relaid, kind="permuted", order=tuple(order))
+    if kind == "sliced":
+        steps = draw(st.lists(st.integers(1, 3), min_size=ndim, max_size=ndim),
+                     label=f"steps of {label} in its storage")
+        offsets = draw(st.lists(st.integers(0, 2), min_size=ndim, max_size=ndim),
+                       label=f"offsets of {label} in its storage")
+        if ndim and all(s == 1 for s in steps):  # at least one gap
+            steps[-1] = 2
+        return functools.partial(relaid, kind="sliced", steps=tuple(steps), offsets=tuple(offsets))
+    if kind == "expanded" and ndim:
+        dims = draw(st.sets(st.integers(0, ndim - 1), min_size=1),
+                    label=f"dims of {label} expanded (stride 0)")
+        return functools.partial(relaid, kind="expanded", dims=tuple(sorted(dims)))
+    return functools.partial(relaid, kind="contiguous")
+
+
+@st.composite
 def any_layout(draw, t: torch.Tensor, kinds: tuple[str, ...] = VALUE_LAYOUTS,
                label: str = "x") -> torch.Tensor:
     """``t``'s values in a memory layout drawn from ``kinds`` (see ``relaid``).
@@ -182,28 +218,7 @@ def any_layout(draw, t: torch.Tensor, kinds: tuple[str, ...] = VALUE_LAYOUTS,
     fewer than 2 dims) falls back to a sliced view. With "expanded" in ``kinds`` the
     values may change (see ``relaid``): compute the oracle from the drawn tensor.
     """
-    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
-    if kind == "permuted" and t.dim() < 2:
-        kind = "sliced"
-    if kind == "permuted":
-        order = draw(st.permutations(range(t.dim())).filter(
-            lambda o: o != sorted(o)), label=f"dim order of {label} in memory")
-        return relaid(t, "permuted", order=tuple(order))
-    if kind == "sliced":
-        steps = draw(st.lists(st.integers(1, 3), min_size=t.dim(), max_size=t.dim()),
-                     label=f"steps of {label} in its storage")
-        offsets = draw(st.lists(st.integers(0, 2), min_size=t.dim(), max_size=t.dim()),
-                       label=f"offsets of {label} in its storage")
-        if t.dim() and all(s == 1 for s in steps):  # at least one gap
-            steps[-1] = 2
-        return relaid(t, "sliced", steps=tuple(steps), offsets=tuple(offsets))
-    if kind == "expanded":
-        if t.dim() == 0:
-            return relaid(t, "contiguous")
-        dims = draw(st.sets(st.integers(0, t.dim() - 1), min_size=1),
-                    label=f"dims of {label} expanded (stride 0)")
-        return relaid(t, "expanded", dims=tuple(sorted(dims)))
-    return relaid(t, kind)
+    return draw(layouts(t.dim(), kinds, label))(t)
 
 
 def strided_tensors(tensors: st.SearchStrategy[torch.Tensor],
@@ -237,46 +252,6 @@ def copy_in_layout(t: torch.Tensor, dtype: torch.dtype | None = None,
             written, source = written.narrow(d, 0, 1), source.narrow(d, 0, 1)
     written.copy_(source)
     return out
-
-
-# ------------------------------------------------------------------ layouts as functions
-
-import functools  # noqa: E402 (kept here: this section is appended to the file)
-from collections.abc import Callable  # noqa: E402
-
-
-@st.composite
-def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
-            label: str = "x") -> Callable[[torch.Tensor], torch.Tensor]:
-    """A memory layout drawn as ``any_layout`` draws it, returned as a function that lays out
-    any tensor of ``ndim`` dims that way (``relaid`` with the drawn order, steps, offsets).
-
-    For tests that call the student several times with fresh copies of one input: a
-    ``clone()`` of a sliced view comes back contiguous, so re-apply the layout instead::
-
-        lay = draw(layouts(x.dim(), label="x"))
-        impl.f(lay(x))          # a new tensor in that layout on every call
-    """
-    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
-    if kind == "permuted" and ndim < 2:
-        kind = "sliced"
-    if kind == "permuted":
-        order = draw(st.permutations(range(ndim)).filter(lambda o: o != sorted(o)),
-                     label=f"dim order of {label} in memory")
-        return functools.partial(relaid, kind="permuted", order=tuple(order))
-    if kind == "sliced":
-        steps = draw(st.lists(st.integers(1, 3), min_size=ndim, max_size=ndim),
-                     label=f"steps of {label} in its storage")
-        offsets = draw(st.lists(st.integers(0, 2), min_size=ndim, max_size=ndim),
-                       label=f"offsets of {label} in its storage")
-        if ndim and all(s == 1 for s in steps):  # at least one gap
-            steps[-1] = 2
-        return functools.partial(relaid, kind="sliced", steps=tuple(steps), offsets=tuple(offsets))
-    if kind == "expanded" and ndim:
-        dims = draw(st.sets(st.integers(0, ndim - 1), min_size=1),
-                    label=f"dims of {label} expanded (stride 0)")
-        return functools.partial(relaid, kind="expanded", dims=tuple(sorted(dims)))
-    return functools.partial(relaid, kind="contiguous")
 
 
 # ------------------------------------------------------------------ shape mismatches

@@ -22,6 +22,7 @@ from typing import Any
 from grader.contract import harness
 from grader.contract.call import guarded_call
 from grader.contract.describe import describe
+from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden
 from grader.contract.loader import exercise_path, load_exercise
 from grader.core.outcomes import StudentError, SubmissionError
@@ -48,6 +49,9 @@ class Implementation:
         self.path = exercise_path(root, exercise_id)
         self.forbidden = forbidden
         self.calls: list[dict[str, Any]] = []
+        # What the last call (or rank run) changed of the global state a drill may not
+        # touch, as sentences (``grader.contract.effects``); it was put back since.
+        self.effects: list[str] = []
         self._module: ModuleType | None = None
 
     def __repr__(self) -> str:  # shown in hypothesis' failing case: keep it stable
@@ -73,12 +77,15 @@ class Implementation:
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call the student's ``name(*args, **kwargs)`` under the contract."""
         record = self._record(name, args, kwargs) if _in_final_example() else None
+        self.effects = []
         return self._guarded_call(name, args, kwargs, record)
 
     def _guarded_call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any],
-                      record: dict[str, Any] | None) -> Any:
+                      record: dict[str, Any] | None, rank: bool = False) -> Any:
+        """``invoke`` (``run``, the call alone, on a rank thread: the rank run observes the
+        global state around all its ranks), keeping what it returned or raised in ``record``."""
         try:
-            result = self.invoke(name, args, kwargs)
+            result = self.run(name, args, kwargs) if rank else self.invoke(name, args, kwargs)
         except StudentError as exc:
             if record is not None:
                 record["raised"] = f"{type(exc.original).__name__}: {exc.original}"
@@ -90,6 +97,12 @@ class Implementation:
     def invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """Run the student's function here, in this process (``SandboxedImplementation``
         sends the same request to a worker, which runs this method there)."""
+        with observed(self.effects):
+            return self.run(name, args, kwargs)
+
+    def run(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """The student's function under the guard, in this process, without observing
+        the global state (``invoke`` does; a rank run does around all its ranks)."""
         return guarded_call(self.function(name), f"{name}()", self.path, self.forbidden,
                             args, kwargs)
 
@@ -118,15 +131,16 @@ class Implementation:
                 records[rank] = self._record(name, args, {collective: "in-memory SUM (grader)"})
                 if records[rank] is not None:
                     records[rank]["rank"] = rank
-
+        self.effects = []
         return self.threaded_ranks(name, rank_args, collective, records)
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
                         records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
         def call_on_rank(*args: Any, **kwargs: Any) -> Any:
-            return self._guarded_call(name, args, kwargs, records[kwargs[collective].rank])
+            return self._guarded_call(name, args, kwargs, records[kwargs[collective].rank], rank=True)
 
-        return harness.threaded_ranks(call_on_rank, rank_args, collective)
+        with observed(self.effects):
+            return harness.threaded_ranks(call_on_rank, rank_args, collective)
 
     def run_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]]) -> harness.P2PRun:
         """Run ``name(*rank_args[r], send=, recv=, rank=r, world_size=)`` for every rank r
@@ -139,15 +153,16 @@ class Implementation:
                     "send": "blocking in-memory send (grader)",
                     "recv": "blocking in-memory recv (grader)",
                     "rank": rank, "world_size": len(rank_args)})
-
+        self.effects = []
         return self.threaded_p2p_ranks(name, rank_args, records)
 
     def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
                             records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
         def call_on_rank(*args: Any, **kwargs: Any) -> Any:
-            return self._guarded_call(name, args, kwargs, records[kwargs["rank"]])
+            return self._guarded_call(name, args, kwargs, records[kwargs["rank"]], rank=True)
 
-        return harness.threaded_p2p_ranks(call_on_rank, rank_args)
+        with observed(self.effects):
+            return harness.threaded_p2p_ranks(call_on_rank, rank_args)
 
     def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]],
                  p2p: bool = False) -> list[Any]:

@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from grader.contract import harness
+from grader.contract import effects, harness
 from grader.contract.describe import describe
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
@@ -346,6 +346,7 @@ class SandboxedImplementation(Implementation):
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
                                               header, encoder.buffers)
         _echo(reply)
+        self.effects += _effects(reply)
         if "raise" in reply:
             raise _rebuild(reply["raise"], function)
         try:
@@ -460,6 +461,13 @@ def _record_results(records: Sequence[dict[str, Any] | None], results: Sequence[
     for record, result in zip(records, results):
         if record is not None:
             record["result"] = describe(result)
+
+
+def _effects(reply: dict[str, Any]) -> list[str]:
+    """What the worker says its call changed of the global state (only sentences
+    ``grader.contract.effects`` can produce: the worker cannot write the message)."""
+    said = reply.get("effects")
+    return [s for s in said if isinstance(s, str) and s in effects.SENTENCES] if isinstance(said, list) else []
 
 
 def _echo(reply: dict[str, Any]) -> None:

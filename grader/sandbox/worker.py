@@ -166,6 +166,7 @@ class Worker:
             sys.stdout.flush()
             sys.stderr.flush()
             answer["stdout"], answer["stderr"] = (c.take() for c in self.captured)
+            answer["effects"] = list(self.impl.effects)
             try:
                 wire.send(self.sock, answer, buffers)
             except wire.WireError as exc:
@@ -176,6 +177,7 @@ class Worker:
         sent = decoder.all_objects()
         versions = [_versions(o) for o in sent]
         op = header["op"]
+        self.impl.effects = []
         if op == "backward":
             return self._backward(header, decoder)
         if op == "call":

@@ -35,9 +35,9 @@ def ring_allreduce(
     state = [[c.clone() for c in rank_chunks] for rank_chunks in chunks]
     log: list[Message] = []
     for s in range(p - 1):
-        _deliver(state, s, lambda r: _scatter_reduce_chunk(r, s, p), add=True, log=log)
+        _deliver(state, s, lambda r, s=s: _scatter_reduce_chunk(r, s, p), add=True, log=log)
     for s in range(p - 1):
-        _deliver(state, p - 1 + s, lambda r: _all_gather_chunk(r, s, p), add=False, log=log)
+        _deliver(state, p - 1 + s, lambda r, s=s: _all_gather_chunk(r, s, p), add=False, log=log)
     return state, log
 
 

@@ -168,7 +168,7 @@ def test_large_scores_stay_finite(impl, case, scale):
     case = (query * scale, key * scale, value, mask)
     attend = attend_where(case)
     expected = sdpa_output(case)
-    out, p = output_and_weights(impl.attention(*clones(case)), case)
+    out, _ = output_and_weights(impl.attention(*clones(case)), case)
     rows = attend.any(-1)
     assert_same(out[rows], expected[rows],
                 what=f"output with query and key scaled by {scale:g} (large scores) vs "

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
 from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
-from tests.strategies import (VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors,
-                              int_tensors, relaid)
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid
 
 _INSTEAD = ("slide the kernel yourself: F.pad for the zeros, then loops over the output "
             "positions, or Tensor.unfold / F.unfold for all windows at once, and a sum of products")

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
 from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
-from tests.strategies import (VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors,
-                              int_tensors, relaid)
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid
 
 _INSTEAD = ("spread x out with stride - 1 zeros between pixels, F.pad it by kernel - 1 - padding, "
             "flip the kernel (and swap its channel dims), then F.conv2d with stride 1")

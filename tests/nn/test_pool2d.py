@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored, assert_no_shared_memory
-from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, int_tensors, relaid
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, int_tensors
 
 _INSTEAD = ("slide the window yourself: F.pad (value=-inf for max, 0 for avg), Tensor.unfold "
             "along H and then W, and amax / sum over the two window dims")

@@ -8,7 +8,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import expect_raises
-from tests.properties import anchored, assert_ordinary
+from tests.properties import anchored
 from tests.strategies import row_major_strides, shapes, strided_layouts
 
 pytestmark = pytest.mark.exercise(points=10, forbid={

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
 from tests.properties import anchored, assert_no_shared_memory
-from tests.strategies import (VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors,
-                              int_tensors, relaid, shapes)
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid, shapes
 
 _BY_INDEX = ("cumsum the counts, find each output position's source slice with "
              "torch.searchsorted(ends, positions, right=True), then index_select along dim")
