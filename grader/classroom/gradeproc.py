@@ -25,7 +25,6 @@ import base64
 import ctypes
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -37,6 +36,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from grader.core.files import remove_tree
 from grader.sandbox import launch
 
 STDERR_TAIL = 4000  # characters of a dead grading process's stderr kept for the message
@@ -183,12 +183,12 @@ def remove_stale() -> None:
     for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*-*"):
         pid = folder.name.removeprefix(WORK_PREFIX).split("-", 1)[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
 
 
 def _remove_work(pid: int) -> None:
     for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}{pid}-*"):
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
 
 
 # ------------------------------------------------------------------ the process
@@ -215,7 +215,7 @@ def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
     course = Path(job["course"])
     student = job["student"]
     folder = work / student
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder)
     submissions.unpack(base64.b64decode(job["files"]), folder)
     timer = _TestTime()
     results_path = work / f".{student}.results.json"
@@ -225,7 +225,7 @@ def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
         return {"error": str(exc)}
     finally:
         _forget_modules(course / "tests", folder)
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
         results_path.unlink(missing_ok=True)
     text = json.dumps(results).replace(json.dumps(str(folder))[1:-1], student)
     results = json.loads(text)
@@ -277,7 +277,7 @@ def main() -> None:
         remote = sys.modules.get("grader.sandbox.remote")
         if remote is not None:
             remote.close_zygotes()  # their folders are inside ``work``
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,6 @@ import contextlib
 import hashlib
 import io
 import os
-import shutil
 import stat
 import struct
 import zipfile
@@ -54,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Literal
 
+from grader.core.files import remove_tree
 from grader.core.sources import (
     IGNORED_NAMES,
     MAX_FILES,
@@ -555,11 +555,11 @@ def unpack(data: bytes, dest: Path) -> None:
 
 def _clear(dest: Path, remove: bool) -> None:
     if remove:
-        shutil.rmtree(dest, ignore_errors=True)
+        remove_tree(dest)
         return
     for child in dest.iterdir():
         if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, ignore_errors=True)
+            remove_tree(child)
         else:
             child.unlink(missing_ok=True)
 

@@ -1,8 +1,11 @@
 """Describe arguments and results as JSON-ready data for counterexamples.
 
 A tensor becomes ``{"type": "tensor", "shape", "dtype", "stride", "values"}`` with
-long tensors elided (first and last few values per dimension), so a report can
-show exactly what the student's function was given without storing megabytes.
+long tensors elided (first and last few values per dimension, at most
+``MAX_SHOWN`` values in all, whatever the number of dimensions), so a report can
+show exactly what the student's function was given without storing megabytes, and
+describing a hostile answer (a 16-dim stride-0 view) costs the grader no more than
+describing a small one.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import torch
 
 MAX_ELEMENTS = 64  # tensors with more elements are elided
 EDGE = 3  # values kept at each end of an elided dimension
+MAX_SHOWN = (2 * EDGE) ** 4  # values of an elided tensor shown at most (all of them up to 4-D)
 MAX_ITEMS = 16  # list/tuple/dict items shown
 MAX_TEXT = 300
 
@@ -80,15 +84,25 @@ def _nested(t: torch.Tensor) -> Any:
     return [_nested(row) for row in t]
 
 
-def _nested_elided(t: torch.Tensor) -> Any:
+def _nested_elided(t: torch.Tensor, budget: list[int] | None = None) -> Any:
+    """The first and last ``EDGE`` rows of every dimension, until ``MAX_SHOWN`` values
+    are shown; whatever is left is one ``"..."`` (``budget``: values still to show)."""
+    budget = [MAX_SHOWN] if budget is None else budget
     if t.dim() == 0:
+        budget[0] -= 1
         return _scalar(t.item())
     n = t.shape[0]
-    if n <= 2 * EDGE:
-        return [_nested_elided(row) for row in t]
-    head = [_nested_elided(t[i]) for i in range(EDGE)]
-    tail = [_nested_elided(t[i]) for i in range(n - EDGE, n)]
-    return head + ["..."] + tail
+    rows: list[int | None] = list(range(n)) if n <= 2 * EDGE else [
+        *range(EDGE), None, *range(n - EDGE, n)]
+    out: list[Any] = []
+    for i in rows:
+        if i is None or budget[0] <= 0:
+            out.append("...")
+            if i is not None:
+                break
+            continue
+        out.append(_nested_elided(t[i], budget))
+    return out
 
 
 def _scalar(x: Any) -> Any:

@@ -19,6 +19,7 @@ exercises are in (``resolve_submission``).
 from __future__ import annotations
 
 import ast
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -141,13 +142,26 @@ def course_root(test_path: Path) -> Path:
 
 
 def resolve_submission(course: Path, given: str) -> Path:
-    """The folder to grade; a student's handout folder is graded through its exercises/."""
+    """The folder to grade; a student's handout folder is graded through its exercises/.
+
+    A symbolic link, as the folder or as a handout's ``exercises/``, is refused: it
+    would grade whatever it points to (a classmate's work, the course's reference,
+    which ``--isolation auto`` would then run in-process)."""
     for candidate in (Path(given), course / given):
         if candidate.is_dir():
-            return submission_folder(candidate.resolve())
+            _refuse_links(candidate)
+            folder = submission_folder(candidate.resolve())
+            _refuse_links(folder)
+            return folder
     if Path(given).exists():
         raise UsageError(f"submission {given} is not a folder: give a folder laid out like exercises/")
     raise UsageError(f"submission folder {given} does not exist (looked in {Path.cwd()} and {course})")
+
+
+def _refuse_links(folder: Path) -> None:
+    if folder.is_symlink():
+        raise UsageError(f"submission {folder} is a symbolic link (to {os.readlink(folder)}): "
+                         "give the folder itself; links are never followed into a grade")
 
 
 # ------------------------------------------------------------------ loading

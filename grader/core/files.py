@@ -1,10 +1,15 @@
-"""Writing files so that a crash never leaves half of one behind."""
+"""Files the grader writes, and trees it removes: a crash never leaves half a file, and
+a tree left by untrusted code never stops a clean-up."""
 
 from __future__ import annotations
 
+import itertools
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+MAX_OPEN_DEPTH = 64  # folders held open at once while removing a tree (deeper ones move up)
 
 
 def write_atomically(path: Path, text: str, newline: str | None = None) -> Path:
@@ -23,3 +28,110 @@ def write_atomically(path: Path, text: str, newline: str | None = None) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def remove_tree(path: Path | str) -> int:
+    """Remove ``path`` and everything under it without following a link, and never
+    raise; return how many entries could not be removed (0: all gone).
+
+    Meant for trees that untrusted code filled (a worker's private tmp, an unpacked
+    submission): ``shutil.rmtree`` recurses and raised ``RecursionError`` on a tree
+    thousands of folders deep, even with ``ignore_errors``. This walks with a stack of
+    folder descriptors (every name is resolved relative to its folder, so no path is
+    too long) and moves a folder found deeper than ``MAX_OPEN_DEPTH`` up to the top of
+    the tree, to be emptied later, so it holds a bounded number of descriptors open.
+    """
+    path = os.fspath(path)
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return _unlink(path, None)
+        top = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return 0 if not os.path.lexists(path) else 1
+    left, serial = 0, itertools.count()
+    try:
+        pending: list[str] = []  # folders moved up under ``top``, to empty in turn
+        left += _empty(top, top, pending, serial)
+        while pending:
+            name = pending.pop()
+            try:
+                fd = os.open(name, _DIR_FLAGS, dir_fd=top)
+            except OSError:
+                left += _unlink(name, top)
+                continue
+            left += _empty(fd, top, pending, serial) + _rmdir(name, top)
+    finally:
+        os.close(top)
+    try:
+        os.rmdir(path)
+    except OSError:
+        left += 1
+    return left
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty(fd: int, top: int, pending: list[str], serial: itertools.count) -> int:
+    """Remove everything in the open folder ``fd`` (closed when done, unless it is
+    ``top``); folders deeper than ``MAX_OPEN_DEPTH`` below it move under ``top``."""
+    left = 0
+    stack: list[tuple[int, list[str], str]] = [(fd, _names(fd), "")]  # (fd, names left, own name)
+    while stack:
+        here, names, own = stack[-1]
+        if not names:
+            stack.pop()
+            if here != top:
+                os.close(here)
+            if stack:
+                left += _rmdir(own, stack[-1][0])
+            continue
+        child = names.pop()
+        try:
+            is_dir = stat.S_ISDIR(os.lstat(child, dir_fd=here).st_mode)
+        except OSError:
+            continue
+        if not is_dir:
+            left += _unlink(child, here)
+        elif len(stack) >= MAX_OPEN_DEPTH:
+            moved = f".removing-{next(serial)}"
+            try:
+                os.rename(child, moved, src_dir_fd=here, dst_dir_fd=top)
+                pending.append(moved)
+            except OSError:
+                left += 1
+        else:
+            try:
+                stack.append((os.open(child, _DIR_FLAGS, dir_fd=here), [], child))
+                stack[-1][1].extend(_names(stack[-1][0]))
+            except OSError:
+                left += 1
+    return left
+
+
+def _names(fd: int) -> list[str]:
+    try:
+        with os.scandir(fd) as entries:
+            return [e.name for e in entries]
+    except OSError:
+        return []
+
+
+def _unlink(name: str, dir_fd: int | None) -> int:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+        return 0
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return 1
+
+
+def _rmdir(name: str, dir_fd: int) -> int:
+    try:
+        os.rmdir(name, dir_fd=dir_fd)
+        return 0
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return 1

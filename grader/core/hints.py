@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from grader.core import sources
 from grader.core.course import Drill
 from grader.core.files import write_atomically
 
 HINTS_FILE = ".torchdrill-hints.json"
 SCHEMA = 1
+MAX_STATE_BYTES = 64 * 1024
 
 
 def state_path(submission: Path) -> Path:
@@ -24,8 +26,9 @@ def state_path(submission: Path) -> Path:
 
 def revealed(submission: Path) -> dict[str, int]:
     """Drill id -> how many of its hints were revealed (an unreadable file counts as none)."""
-    try:
-        data = json.loads(state_path(submission).read_text(encoding="utf-8"))
+    try:  # the learner's own file: read as a source is (no link, no FIFO, bounded)
+        raw = sources.read(state_path(submission), limit=MAX_STATE_BYTES)
+        data = json.loads(raw.decode("utf-8")) if raw is not None else None
     except (OSError, ValueError):
         return {}
     counts = data.get("revealed") if isinstance(data, dict) else None

@@ -26,7 +26,6 @@ import atexit
 import builtins
 import ctypes
 import os
-import shutil
 import socket
 import sys
 import tempfile
@@ -43,6 +42,7 @@ from grader.contract.describe import describe
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.core import sources
+from grader.core.files import remove_tree
 from grader.core.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
 from grader.sandbox import confine, wire
 from grader.sandbox.zygote import START_TIMEOUT_S, SandboxBroken, SandboxError, Zygote, zygote_for
@@ -52,6 +52,8 @@ ISOLATION_MODES = ("none", "process", "sandbox")
 DEFAULT_CALL_TIMEOUT_S = 10.0
 GLOO_TIMEOUT_S = 60.0
 MAX_TIMEOUTS = 2  # calls of one function past the limit before it is no longer called
+MAX_REPLY_OUTPUT = 64 * 1024  # characters of printed output taken from one reply
+MAX_TEST_OUTPUT = 256 * 1024  # characters echoed per test (one impl), all replies together
 
 
 class _WorkerDied(Exception):
@@ -175,7 +177,7 @@ class Sandbox:
         """Stop this submission's workers and remove its copy (the zygote stays)."""
         kill_workers(list(self.workers.values()))
         self.workers.clear()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        remove_tree(self.tmp)
 
     def report(self) -> dict[str, Any]:
         """``environment.isolation`` for results.json (and how often the zygote
@@ -228,7 +230,7 @@ def kill_workers(workers: Sequence[_Worker]) -> None:
             pass
     for worker in alive:
         worker.sock.close()
-        shutil.rmtree(worker.tmp, ignore_errors=True)
+        remove_tree(worker.tmp)
 
 
 def _cpu_reader() -> Callable[[], int | None]:
@@ -337,6 +339,7 @@ class SandboxedImplementation(Implementation):
     def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden, sandbox: Sandbox):
         super().__init__(root, exercise_id, forbidden)
         self.sandbox = sandbox
+        self.output = _Output()
 
     def _send(self, function: str, header: dict[str, Any], values: dict[str, Any]) -> tuple[Any, wire.Decoder]:
         """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder."""
@@ -345,7 +348,7 @@ class SandboxedImplementation(Implementation):
                   "objects": encoder.objects}
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
                                               header, encoder.buffers)
-        _echo(reply)
+        self.output.echo(reply)
         self.effects += _effects(reply)
         if "raise" in reply:
             raise _rebuild(reply["raise"], function)
@@ -432,7 +435,7 @@ class SandboxedImplementation(Implementation):
                 except (EOFError, ConnectionError):
                     raise StudentError(f"{name}() on gloo rank {rank}", SystemExit(
                         "the rank's process ended during the call"), "") from None
-                _echo(reply)
+                self.output.echo(reply)
                 if "raise" in reply:
                     raise _rebuild(reply["raise"], f"{name}() on gloo rank {rank}")
                 decoder = wire.Decoder(reply.get("objects"), payload)
@@ -440,7 +443,7 @@ class SandboxedImplementation(Implementation):
             return results
         finally:
             kill_workers(ranks)
-            shutil.rmtree(rendezvous, ignore_errors=True)
+            remove_tree(rendezvous)
 
 
 class _Bridge(torch.autograd.Function):
@@ -470,11 +473,25 @@ def _effects(reply: dict[str, Any]) -> list[str]:
     return [s for s in said if isinstance(s, str) and s in effects.SENTENCES] if isinstance(said, list) else []
 
 
-def _echo(reply: dict[str, Any]) -> None:
-    """The student's output, as text, into this test's captured output."""
-    for stream, text in ((sys.stdout, reply.get("stdout")), (sys.stderr, reply.get("stderr"))):
-        if isinstance(text, str) and text:
+class _Output:
+    """What a test's calls printed, echoed into its captured output within bounds the
+    grader keeps: the worker caps what it sends (64 KiB per request), but a worker is
+    not believed, so each reply's text is cut here too, and a test echoes at most
+    ``MAX_TEST_OUTPUT`` characters in all (an answer of 16 MiB of "stdout" per call
+    once took the grader to 16 GB)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TEST_OUTPUT
+
+    def echo(self, reply: dict[str, Any]) -> None:
+        for stream, text in ((sys.stdout, reply.get("stdout")), (sys.stderr, reply.get("stderr"))):
+            if not isinstance(text, str) or not text or self.left <= 0:
+                continue
+            text = text[:min(MAX_REPLY_OUTPUT, self.left)]
+            self.left -= len(text)
             stream.write(text)
+            if self.left <= 0:
+                stream.write(f"\n... (more output not kept: {MAX_TEST_OUTPUT} characters per test)\n")
 
 
 _NOT_REBUILT = (KeyboardInterrupt, GeneratorExit)

@@ -25,6 +25,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from grader.core.files import remove_tree
 from grader.sandbox import confine, launch
 
 START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
@@ -123,7 +124,7 @@ class Zygote:
         self._stop(kill=False)
         if os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
             shutil.copy(self.tmp / "zygote.log", os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        remove_tree(self.tmp)
 
 
 _zygotes: dict[str, Zygote] = {}

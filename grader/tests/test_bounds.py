@@ -1,0 +1,129 @@
+"""What the grader does with student data is bounded in size and time, and never
+follows what a student hands it: each bound, against the input crafted to break it.
+
+- the static scan of a crafted 1 MiB file (long attribute chains) stays near its
+  5 s clock and says when it stopped;
+- describing a 16-dim stride-0 view shows a bounded number of values;
+- a worker's printed output is cut on the grader's side, per reply and per test;
+- a symlinked submission (or handout ``exercises/``) is refused, never graded as
+  what it points to;
+- the hints file is read without blocking on a FIFO;
+- a tree thousands of folders deep is removed without ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+import torch
+
+from grader.contract.describe import MAX_SHOWN, describe
+from grader.core import hints
+from grader.core.course import resolve_submission
+from grader.core.errors import UsageError
+from grader.core.files import remove_tree
+from grader.grading.scan import STOPPED, scan_source
+from grader.tests.grading import REPO
+
+
+def _count_values(node) -> int:
+    if isinstance(node, list):
+        return sum(_count_values(x) for x in node)
+    return 0 if node == "..." else 1
+
+
+def test_the_scan_of_a_crafted_file_is_linear_and_clocked():
+    chain = "F" + ".a" * 900
+    source = ("import torch.nn.functional as F\n" + "\n".join(f"y{i} = {chain}" for i in range(550))
+              + "\nz = F.one_hot(1)\n")
+    assert len(source) > 900_000
+    start = time.monotonic()
+    found = scan_source(source, {"F.one_hot": "scatter_"}, seconds=5.0)
+    assert time.monotonic() - start < 20  # was 82-116 s of grader CPU
+    assert found[0].name in ("F.one_hot", STOPPED)
+    many = "import torch.nn.functional as F\n" + "\n".join(f"x{i} = F.one_hot" for i in range(30000))
+    start = time.monotonic()
+    stopped = scan_source(many, {"F.one_hot": "scatter_"}, seconds=0.2)
+    assert time.monotonic() - start < 5 and stopped[-1].name == STOPPED
+    assert "may be incomplete" in stopped[-1].code
+
+
+def test_describing_a_huge_view_shows_a_bounded_number_of_values():
+    view = torch.zeros(1).expand(*([6] * 16))  # 6**16 elements over one element of storage
+    start = time.monotonic()
+    described = describe(view)
+    assert time.monotonic() - start < 1
+    assert described["shape"] == [6] * 16 and described["elided"] is True
+    assert 0 < _count_values(described["values"]) <= MAX_SHOWN
+    assert len(json.dumps(described)) < 100_000
+    small = describe(torch.arange(6 * 6 * 6.0).reshape(6, 6, 6))  # small ones: every value
+    assert _count_values(small["values"]) == 216
+
+
+def test_a_workers_output_is_cut_on_the_graders_side(capsys):
+    from grader.sandbox.remote import MAX_REPLY_OUTPUT, MAX_TEST_OUTPUT, _Output
+
+    output = _Output()
+    for _ in range(40):  # a worker that ignores its own cap: 1 MiB of "stdout" per reply
+        output.echo({"stdout": "x" * 2**20, "stderr": "y" * 10})
+    out, err = capsys.readouterr()
+    assert len(out) + len(err) <= MAX_TEST_OUTPUT + 200
+    assert out.count("x") <= MAX_REPLY_OUTPUT * 4 and "more output not kept" in out
+    output.echo({"stdout": ["not", "text"], "stderr": None})  # not text: nothing echoed
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_symlinked_submission_is_refused(tmp_path):
+    (tmp_path / "linked").symlink_to(REPO / "reference", target_is_directory=True)
+    with pytest.raises(UsageError, match="is a symbolic link"):
+        resolve_submission(REPO, str(tmp_path / "linked"))
+    handout = tmp_path / "handout"
+    handout.mkdir()
+    (handout / "course.toml").write_text("")
+    (handout / "exercises").symlink_to(REPO / "reference", target_is_directory=True)
+    with pytest.raises(UsageError, match="is a symbolic link"):
+        resolve_submission(REPO, str(handout))
+
+
+def test_the_grade_command_refuses_a_symlinked_handout(tmp_path):
+    from grader.cli import main
+
+    handout = tmp_path / "handout"
+    handout.mkdir()
+    (handout / "course.toml").write_text("")
+    (handout / "exercises").symlink_to(REPO / "reference", target_is_directory=True)
+    assert main(["grade", str(handout), "--out", str(tmp_path / "out"), "--course", str(REPO)]) == 2
+    assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_the_hints_file_is_never_blocked_on(tmp_path):
+    os.mkfifo(tmp_path / hints.HINTS_FILE)
+    start = time.monotonic()
+    assert hints.revealed(tmp_path) == {}
+    assert time.monotonic() - start < 1
+    (tmp_path / hints.HINTS_FILE).unlink()
+    (tmp_path / hints.HINTS_FILE).symlink_to("/dev/zero")
+    assert hints.revealed(tmp_path) == {}
+
+
+def test_a_deep_tree_is_removed_without_recursion(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    root = tmp_path / "deep"
+    root.mkdir()
+    fd = os.open(root, os.O_RDONLY)
+    for i in range(3000):
+        os.mkdir("d", dir_fd=fd)
+        child = os.open("d", os.O_RDONLY, dir_fd=fd)
+        if i % 1000 == 0:
+            os.symlink(str(outside), "link", dir_fd=child)
+        os.close(fd)
+        fd = child
+    os.close(fd)
+    assert remove_tree(root) == 0 and not root.exists()
+    assert (outside / "keep.txt").read_text() == "keep"
+    assert remove_tree(root) == 0  # already gone: nothing to say
