@@ -151,7 +151,7 @@ def test_matches_scaled_dot_product_attention(impl, case, data):
     case = (query, key, value, laid[3])  # an expanded mask repeats its first slice
     attend = attend_where(case)
     expected = sdpa_output(case)
-    out, _ = output_and_weights(impl.attention(*laid), case)
+    out, p = output_and_weights(impl.attention(*laid), case)
     rows = attend.any(-1)  # torch leaves fully masked rows undefined; the spec does not
     assert_same(out[rows], expected[rows],
                 what="output (rows with a key to attend) vs F.scaled_dot_product_attention, "

@@ -150,7 +150,7 @@ def test_frozen_parameters_keep_no_gradient(impl, case):
     run = impl.run_ranks("average_gradients", [(m, case.world) for m in models])
     expected = full_batch_grads(case)
     for rank, (model, returned) in enumerate(zip(models, run.results)):
-        for name, param in model.named_parameters():
+        for i, (name, param) in enumerate(model.named_parameters()):
             if name in case.frozen:
                 assert param.grad is None, (
                     f"rank {rank}: frozen parameter {name} (requires_grad=False) has a .grad "

@@ -88,7 +88,7 @@ def _checked_log(log, p: int) -> list[tuple[int, int, int, int]]:
         assert (type(entry) is tuple and len(entry) == 4
                 and all(type(v) is int for v in entry)), (
             f"log entry {entry!r}: expected a tuple (step, src, dst, chunk_id) of 4 Python ints")
-        _, src, dst, chunk = entry
+        step, src, dst, chunk = entry
         assert 0 <= src < p and 0 <= dst < p and 0 <= chunk < p, (
             f"log entry {entry!r}: src, dst and chunk_id must be in 0..{p - 1} with {p} rank(s)")
     return log
@@ -135,7 +135,7 @@ def _replay(chunks: list[list[torch.Tensor]], log) -> list[list[torch.Tensor]]:
         by_step[step].append((src, dst, chunk))
     for step in sorted(by_step):
         payloads = [state[src][chunk].clone() for src, _, chunk in by_step[step]]
-        for (_, dst, chunk), payload in zip(by_step[step], payloads):
+        for (src, dst, chunk), payload in zip(by_step[step], payloads):
             state[dst][chunk] = state[dst][chunk] + payload if step < p - 1 else payload
     return state
 

@@ -213,7 +213,7 @@ def test_padded_shares_no_memory_with_a_sequence(impl, case):
     the right values)."""
     seqs, padding_value = case
     given_seqs = clones(seqs)
-    padded, _ = unpack(impl.pad_sequences(given_seqs, padding_value))
+    padded, lengths = unpack(impl.pad_sequences(given_seqs, padding_value))
     assert_no_shared_memory(padded, *given_seqs, what="padded")
     assert_same(padded, pad_sequence(seqs, batch_first=True, padding_value=padding_value),
                 what=f"padded (batch first, padding_value={padding_value})")
