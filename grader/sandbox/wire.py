@@ -27,7 +27,9 @@ fails it as a wrong type, as it would in-process.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import json
 import math
 import socket
@@ -234,8 +236,8 @@ class Encoder:
         return out
 
     def _module(self, m: torch.nn.Module) -> dict[str, Any]:
-        attrs = [[k, self.value(v)] for k, v in vars(m).items()
-                 if k not in _MODULE_INTERNALS and _plain(v)]
+        allowed = settings_of(type(m))
+        attrs = [[k, self.value(v)] for k, v in vars(m).items() if k in allowed and _plain(v)]
         recorders = []
         for hook in m._forward_pre_hooks.values():
             if type(hook) is BatchSizes:
@@ -271,6 +273,31 @@ class Encoder:
         except Exception:  # noqa: BLE001 - a student's __repr__ may raise
             text = "(its repr raised)"
         return {"opaque": name, "text": text}
+
+
+# Settings a torch.nn module keeps that are neither constructor arguments nor constants.
+_DERIVED_SETTINGS: dict[str, tuple[str, ...]] = {
+    "_ConvNd": ("transposed", "_reversed_padding_repeated_twice"),
+}
+
+
+@functools.cache
+def settings_of(cls: type) -> frozenset[str]:
+    """The instance attributes a ``torch.nn`` module may carry across the wire: its
+    constructor's arguments, its ``__constants__`` and the few settings its
+    constructor derives from them. Nothing else: an instance ``forward`` (a module
+    that claims to be a Conv2d but runs a conv and a batch norm) is refused."""
+    names: set[str] = set(getattr(cls, "__constants__", ()))
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is not None and klass is not torch.nn.Module and klass is not object:
+            try:
+                names |= set(inspect.signature(init).parameters)
+            except (TypeError, ValueError):
+                pass
+        names |= set(_DERIVED_SETTINGS.get(klass.__name__, ()))
+    shadowing = {n for n in names if callable(getattr(cls, n, None))}
+    return frozenset(names - shadowing - {"self", "args", "kwargs"} - _MODULE_INTERNALS)
 
 
 def _is_torch_class(v: Any, base: type, prefix: str) -> bool:
@@ -448,10 +475,15 @@ class Decoder:
         cls = _allowed_class(e.get("cls"), torch.nn.Module, "torch.nn.")
         m = cls.__new__(cls)
         torch.nn.Module.__init__(m)
+        allowed = settings_of(cls)
         for name, node in _pairs(e.get("attrs")):
-            if name.startswith("__") or name in _MODULE_INTERNALS:
-                raise WireError(f"module attribute {name!r} is not allowed")
-            m.__dict__[name] = self.value(node)
+            if name not in allowed:
+                raise WireError(f"a {cls.__name__} came back with an attribute {name!r}, which is "
+                                f"not one of its settings ({', '.join(sorted(allowed))})")
+            value = self.value(node)
+            if not _plain(value):  # a setting is a number, a string or a tuple of them, never code
+                raise WireError(f"the {cls.__name__} setting {name!r} holds a {type(value).__name__}")
+            m.__dict__[name] = value
         m.training = bool(e.get("training"))
         for sizes in _list(e.get("recorders", [])):
             m.register_forward_pre_hook(BatchSizes([_int(x) for x in _list(sizes)]))

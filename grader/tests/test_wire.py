@@ -144,7 +144,8 @@ def tensor_entry(**changes):
     ({"k": "module", "cls": "os:system", "attrs": [], "params": [], "buffers": [], "children": []},
      b"", "not from torch.nn"),
     ({"k": "module", "cls": "torch.nn.modules.linear:Identity",
-      "attrs": [["__class__", 1]], "params": [], "buffers": [], "children": []}, b"", "not allowed"),
+      "attrs": [["__class__", 1]], "params": [], "buffers": [], "children": []}, b"",
+     "not one of its settings"),
     ({"k": "optim", "cls": "torch.nn.modules.linear:Linear", "defaults": {"dict": []},
       "groups": [], "state": []}, b"", "not from torch.optim"),
     ({"k": "module", "cls": "torch.nn.modules.container:Sequential", "attrs": [], "params": [],
@@ -185,3 +186,31 @@ def test_an_oversize_answer_is_refused_before_it_is_copied(monkeypatch):
     monkeypatch.setattr(wire, "MAX_PAYLOAD_BYTES", 1000)
     with pytest.raises(wire.WireError, match="MiB of tensor data"):
         wire.Encoder(strict=False).value([torch.zeros(100), torch.zeros(200)])
+
+
+def _decoded_with(attrs: list) -> nn.Module:
+    """A worker's answer written by hand: a Conv2d, plus ``attrs`` (name -> value to encode)."""
+    encoder = wire.Encoder(strict=False)
+    node = encoder.value(nn.Conv2d(1, 1, 1))
+    for name, value in attrs:
+        encoder.objects[node["obj"]]["attrs"].append([name, encoder.value(value)])
+    a, b = socket.socketpair()
+    with a, b:
+        wire.send(a, {"ok": node, "objects": encoder.objects}, encoder.buffers)
+        header, payload = wire.receive(b)
+    return wire.Decoder(header["objects"], payload).value(header["ok"])
+
+
+def test_a_module_carries_its_settings_and_nothing_else():
+    conv = round_trip(nn.Conv2d(2, 3, 3, stride=2, padding=1, padding_mode="reflect"))
+    assert (conv.stride, conv.padding, conv.in_channels, conv.padding_mode) == ((2, 2), (1, 1), 2, "reflect")
+    x = torch.randn(1, 2, 5, 5)
+    assert conv(x).shape == (1, 3, 3, 3)
+    unfused = nn.Sequential(nn.Conv2d(1, 1, 1), nn.BatchNorm2d(1))  # an instance forward, conv then bn
+    with pytest.raises(wire.WireError, match="attribute 'forward', which is not one of its settings"):
+        _decoded_with([["forward", unfused]])
+    with pytest.raises(wire.WireError, match="setting 'padding' holds a Sequential"):
+        _decoded_with([["padding", unfused]])
+    with pytest.raises(wire.WireError, match="'_conv_forward', which is not one of its settings"):
+        _decoded_with([["_conv_forward", 1]])
+    assert _decoded_with([["groups", 1]]).groups == 1
