@@ -38,6 +38,11 @@ How to use it::
   "always False" both fail.
 - ``assert_no_shared_memory(got, *inputs, what=...)``: the result is neither an input
   nor a view of one (same storage), unless the spec says it may be.
+- ``assert_arguments_unchanged(impl, what=...)``: the last call changed nothing of its
+  arguments beyond what its spec lets it (the marker's ``mutates``). The grader undoes
+  any other change at once (so oracles are always computed from what the test made) and
+  says what it was in ``impl.mutations``: a "the inputs are left unchanged" property
+  reads that, not the test's own objects.
 
 The calls are zero-argument callables (lambdas) so that the anchor's call happens after
 the block, and a student's error in it is reported like any other.
@@ -120,3 +125,11 @@ def assert_no_shared_memory(got: Any, *inputs: Any, what: str) -> None:
                 f"{what}: the result shares memory with an argument (argument {i}): a view "
                 "of it, or the argument itself. Return a new tensor (clone) so that changing "
                 "one never changes the other")
+
+
+def assert_arguments_unchanged(impl: Any, *, what: str) -> None:
+    """The last call changed nothing of its arguments that its spec does not let it
+    (observed where it ran; the grader has undone it already)."""
+    changed = list(impl.mutations)
+    assert not changed, (f"{what}: the call {'; '.join(changed)}; leave the arguments as they "
+                         "were given (work on a copy: x.clone(), not an in-place change of x)")

@@ -14,12 +14,14 @@ a sandboxed backend can later stand in for this in-process one unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from grader.contract import harness
+from grader.contract.arguments import allowed_kinds, guarded
 from grader.contract.call import guarded_call
 from grader.contract.describe import describe
 from grader.contract.effects import observed
@@ -43,16 +45,38 @@ def _in_final_example() -> bool:
 class Implementation:
     """A submission's exercise module, seen through the grading contract."""
 
-    def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden):
+    def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden,
+                 mutates: Mapping[str, Collection[str]] | None = None, guard_arguments: bool = True):
+        """``mutates``: per function, what its spec lets a call change of its arguments
+        (``grader.contract.arguments``); ``guard_arguments``: undo the rest here, after
+        each call (a sandbox worker, whose arguments are copies, leaves that to the grader)."""
         self.root = root
         self.exercise_id = exercise_id
         self.path = exercise_path(root, exercise_id)
         self.forbidden = forbidden
+        self.mutates = {name: allowed_kinds(mutates, name) for name in (mutates or {})}
+        self.guard_arguments = guard_arguments
         self.calls: list[dict[str, Any]] = []
         # What the last call (or rank run) changed of the global state a drill may not
         # touch, as sentences (``grader.contract.effects``); it was put back since.
         self.effects: list[str] = []
+        # What the last call (or rank run) changed of its arguments beyond what its spec
+        # allows, as sentences (``grader.contract.arguments``); it was undone since.
+        self.mutations: list[str] = []
         self._module: ModuleType | None = None
+
+    def allowed(self, name: str) -> frozenset[str]:
+        """What a call of ``name`` may change of its arguments."""
+        return self.mutates.get(name, frozenset())
+
+    @contextmanager
+    def _arguments_guarded(self, name: str, args: Any, kwargs: Mapping[str, Any],
+                           ranks: bool = False) -> Iterator[None]:
+        if not self.guard_arguments:
+            yield
+            return
+        with guarded(args, kwargs, self.allowed(name), self.mutations, ranks):
+            yield
 
     def __repr__(self) -> str:  # shown in hypothesis' failing case: keep it stable
         return f"impl({self.exercise_id})"
@@ -77,7 +101,7 @@ class Implementation:
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call the student's ``name(*args, **kwargs)`` under the contract."""
         record = self._record(name, args, kwargs) if _in_final_example() else None
-        self.effects = []
+        self.effects, self.mutations = [], []
         return self._guarded_call(name, args, kwargs, record)
 
     def _guarded_call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any],
@@ -97,7 +121,7 @@ class Implementation:
     def invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """Run the student's function here, in this process (``SandboxedImplementation``
         sends the same request to a worker, which runs this method there)."""
-        with observed(self.effects):
+        with observed(self.effects), self._arguments_guarded(name, args, kwargs):
             return self.run(name, args, kwargs)
 
     def run(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
@@ -131,7 +155,7 @@ class Implementation:
                 records[rank] = self._record(name, args, {collective: "in-memory SUM (grader)"})
                 if records[rank] is not None:
                     records[rank]["rank"] = rank
-        self.effects = []
+        self.effects, self.mutations = [], []
         return self.threaded_ranks(name, rank_args, collective, records)
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
@@ -139,7 +163,7 @@ class Implementation:
         def call_on_rank(*args: Any, **kwargs: Any) -> Any:
             return self._guarded_call(name, args, kwargs, records[kwargs[collective].rank], rank=True)
 
-        with observed(self.effects):
+        with observed(self.effects), self._arguments_guarded(name, rank_args, {}, ranks=True):
             return harness.threaded_ranks(call_on_rank, rank_args, collective)
 
     def run_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]]) -> harness.P2PRun:
@@ -153,7 +177,7 @@ class Implementation:
                     "send": "blocking in-memory send (grader)",
                     "recv": "blocking in-memory recv (grader)",
                     "rank": rank, "world_size": len(rank_args)})
-        self.effects = []
+        self.effects, self.mutations = [], []
         return self.threaded_p2p_ranks(name, rank_args, records)
 
     def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
@@ -161,7 +185,7 @@ class Implementation:
         def call_on_rank(*args: Any, **kwargs: Any) -> Any:
             return self._guarded_call(name, args, kwargs, records[kwargs["rank"]], rank=True)
 
-        with observed(self.effects):
+        with observed(self.effects), self._arguments_guarded(name, rank_args, {}, ranks=True):
             return harness.threaded_p2p_ranks(call_on_rank, rank_args)
 
     def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]],

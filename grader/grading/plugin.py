@@ -20,8 +20,8 @@ from grader.grading import options
 
 SESSION = "torchdrill-grading"
 MARKERS = (
-    "exercise(points, forbid=None, id=None): a graded drill (module marker): its points and "
-    "forbidden APIs",
+    "exercise(points, forbid=None, mutates=None, id=None): a graded drill (module marker): its "
+    "points, forbidden APIs, and what each function may change of its arguments",
     "weight(n): this property's share of the drill's points",
     "cuda: needs a CUDA device; 'not run here' elsewhere",
     "distributed: runs real torch.distributed (gloo) ranks",

@@ -155,11 +155,12 @@ class GradingSession:
         path = Path(str(request.node.path))
         root = submission_root(self.config, path)
         forbidden = Forbidden.from_marker(marker.kwargs.get("forbid"))
+        mutates = marker.kwargs.get("mutates")
         if self.config.getoption("isolation") == "none":
-            return Implementation(root, exercise_id(path, marker), forbidden)
+            return Implementation(root, exercise_id(path, marker), forbidden, mutates)
         from grader.sandbox import remote
         return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden,
-                                              self._sandbox(root))
+                                              self._sandbox(root), mutates)
 
     def ref(self, request: pytest.FixtureRequest) -> ModuleType:
         """The reference solution's module for this test module's exercise."""

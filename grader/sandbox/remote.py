@@ -30,7 +30,7 @@ import socket
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from typing import Any
 import torch
 
 from grader.contract import effects, harness
+from grader.contract.arguments import Targets, grad_changed, same_tensor
 from grader.contract.describe import describe
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
@@ -336,13 +337,17 @@ atexit.register(close_all)  # after zygote's own: atexit runs it first
 class SandboxedImplementation(Implementation):
     """``impl`` whose student code runs in a sandbox worker (``grader.sandbox.worker``)."""
 
-    def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden, sandbox: Sandbox):
-        super().__init__(root, exercise_id, forbidden)
+    def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden, sandbox: Sandbox,
+                 mutates: Mapping[str, Collection[str]] | None = None):
+        super().__init__(root, exercise_id, forbidden, mutates, guard_arguments=False)
         self.sandbox = sandbox
         self.output = _Output()
 
-    def _send(self, function: str, header: dict[str, Any], values: dict[str, Any]) -> tuple[Any, wire.Decoder]:
-        """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder."""
+    def _send(self, function: str, header: dict[str, Any], values: dict[str, Any],
+              targets: Targets | None = None) -> tuple[Any, wire.Decoder]:
+        """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder.
+        ``targets``: the call's arguments; what the worker says the call changed of them
+        is written into the grader's objects only as far as the function may change them."""
         encoder = wire.Encoder(strict=True)
         header = {**header, **{k: encoder.value(v) for k, v in values.items()},
                   "objects": encoder.objects}
@@ -354,7 +359,8 @@ class SandboxedImplementation(Implementation):
             raise _rebuild(reply["raise"], function)
         try:
             decoder = wire.Decoder(reply.get("objects"), payload, known=encoder.table,
-                                   write_back=wire.write_back)
+                                   write_back=_WriteBack(targets or Targets(), self.allowed(function),
+                                                         self.mutations))
             decoder.all_objects()
             graph = reply.get("graph")
             if graph:
@@ -387,20 +393,22 @@ class SandboxedImplementation(Implementation):
 
     def invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         value, _ = self._send(name, {"op": "call", "name": name},
-                              {"args": list(args), "kwargs": dict(kwargs)})
+                              {"args": list(args), "kwargs": dict(kwargs)}, Targets.of(args, kwargs))
         return value
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
                         records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
         out, _ = self._send(name, {"op": "ranks", "name": name, "collective": collective},
-                            {"rank_args": [list(a) for a in rank_args]})
+                            {"rank_args": [list(a) for a in rank_args]},
+                            Targets.of(rank_args, {}, ranks=True))
         _record_results(records, out["results"])
         return harness.RankRun(out["results"], out["calls"])
 
     def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
                             records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
         out, _ = self._send(name, {"op": "p2p", "name": name},
-                            {"rank_args": [list(a) for a in rank_args]})
+                            {"rank_args": [list(a) for a in rank_args]},
+                            Targets.of(rank_args, {}, ranks=True))
         _record_results(records, out["results"])
         return harness.P2PRun(out["results"], [[tuple(m) for m in r] for r in out["sent"]])
 
@@ -444,6 +452,52 @@ class SandboxedImplementation(Implementation):
         finally:
             kill_workers(ranks)
             remove_tree(rendezvous)
+
+
+class _WriteBack:
+    """Writes what a call did to its arguments into the grader's own objects, as far as
+    the function's spec lets it change them (``grader.contract.arguments``); the rest
+    is not written, only told (``mutations``): the test's objects stay what the test
+    made, so no oracle computed from them after the call can be steered."""
+
+    def __init__(self, targets: Targets, allowed: frozenset[str], mutations: list[str]):
+        self.targets, self.allowed, self.mutations = targets, allowed, mutations
+
+    def __call__(self, original: Any, new: Any) -> None:
+        kind = self.targets.kind.get(id(original), "tensors")
+        label = self.targets.label.get(id(original), "an argument")
+        if isinstance(original, torch.Tensor):
+            self._tensor(original, new, kind, label)
+        elif isinstance(original, torch.nn.Module):
+            wire.write_recorders(original, new)  # the grader's own instruments, always
+            if kind in self.allowed:
+                wire.write_back(original, new)
+            elif wire.module_changed(original, new):
+                self.mutations.append(f"changed {label}'s modules, parameters or training mode")
+        elif kind in self.allowed:
+            wire.write_back(original, new)
+        elif wire.optimizer_changed(original, new):
+            self.mutations.append(f"changed {label}'s state or options")
+
+    def _tensor(self, original: torch.Tensor, new: Any, kind: str, label: str) -> None:
+        if not isinstance(new, torch.Tensor):
+            raise wire.WireError("a tensor came back as something else")
+        if not same_tensor(original, new):
+            if kind in self.allowed:
+                wire.write_values(original, new)
+            else:
+                self.mutations.append(f"changed {label} in place")
+        if original.is_leaf and grad_changed(original.grad, new.grad):
+            if "grads" in self.allowed:
+                wire.write_grad(original, new)
+            else:
+                self.mutations.append(f"changed {label}.grad")
+        if original.is_leaf and new.requires_grad != original.requires_grad and (
+                original.dtype.is_floating_point or original.dtype.is_complex):
+            if kind in self.allowed:
+                original.requires_grad_(new.requires_grad)
+            else:
+                self.mutations.append(f"changed {label}.requires_grad")
 
 
 class _Bridge(torch.autograd.Function):

@@ -40,6 +40,7 @@ from typing import Any
 
 import torch
 
+from grader.contract.arguments import same_state
 from grader.contract.harness import BatchSizes
 
 MAGIC = b"TDW1"
@@ -597,30 +598,60 @@ def _pairs(x: Any) -> list[tuple[str, Any]]:
 
 # ---------------------------------------------------------------- write-back
 
+def write_values(original: torch.Tensor, new: torch.Tensor) -> None:
+    """Make the grader's tensor hold the values of the worker's copy."""
+    with torch.no_grad():
+        try:
+            if new.shape != original.shape or new.dtype != original.dtype:
+                raise RuntimeError("reshaped")
+            original.copy_(new)
+        except RuntimeError:  # reshaped, or an expanded tensor copy_ cannot write
+            original.data = new.to(original.device)
+
+
+def write_grad(original: torch.Tensor, new: torch.Tensor) -> None:
+    original.grad = None if new.grad is None else new.grad.to(original.device)
+
+
+def write_recorders(original: torch.nn.Module, new: torch.nn.Module) -> None:
+    """The batch sizes the worker's recorders saw, into the grader's recorders."""
+    old_hooks = [h for h in original._forward_pre_hooks.values() if type(h) is BatchSizes]
+    new_hooks = [h for h in new._forward_pre_hooks.values() if type(h) is BatchSizes]
+    for old, fresh in zip(old_hooks, new_hooks):
+        old.sizes[:] = fresh.sizes
+
+
+def module_changed(original: torch.nn.Module, new: torch.nn.Module) -> bool:
+    """Its training mode, or a parameter replaced by another."""
+    return original.training != new.training or any(
+        name in original._parameters and p is not original._parameters[name]
+        for name, p in new._parameters.items())
+
+
+def optimizer_changed(original: torch.optim.Optimizer, new: Any) -> bool:
+    if not isinstance(new, torch.optim.Optimizer) or len(new.param_groups) != len(original.param_groups):
+        return True
+    if any({k: v for k, v in a.items() if k != "params"} != {k: v for k, v in b.items() if k != "params"}
+           for a, b in zip(original.param_groups, new.param_groups)):
+        return True
+    return not same_state(dict(original.state), dict(new.state))
+
+
 def write_back(original: Any, new: Any) -> None:
     """Make the grader's ``original`` hold what the worker's copy ``new`` holds."""
     if isinstance(original, torch.Tensor):
         if not isinstance(new, torch.Tensor):
             raise WireError("a tensor came back as something else")
-        with torch.no_grad():
-            try:
-                if new.shape != original.shape or new.dtype != original.dtype:
-                    raise RuntimeError("reshaped")
-                original.copy_(new)
-            except RuntimeError:  # reshaped, or an expanded tensor copy_ cannot write
-                original.data = new.to(original.device)
+        write_values(original, new)
         if original.is_leaf:
-            original.grad = None if new.grad is None else new.grad.to(original.device)
+            write_grad(original, new)
             if original.dtype.is_floating_point or original.dtype.is_complex:
                 original.requires_grad_(new.requires_grad)
     elif isinstance(original, torch.nn.Module):
         if not isinstance(new, torch.nn.Module):
             raise WireError("a module came back as something else")
         original.train(new.training)
-        old_hooks = [h for h in original._forward_pre_hooks.values() if type(h) is BatchSizes]
-        new_hooks = [h for h in new._forward_pre_hooks.values() if type(h) is BatchSizes]
-        for old, fresh in zip(old_hooks, new_hooks):
-            old.sizes[:] = fresh.sizes
+        write_recorders(original, new)
         for name, p in new._parameters.items():
             if name in original._parameters and p is not original._parameters[name]:
                 original._parameters[name] = p  # the student replaced a parameter

@@ -14,12 +14,13 @@ from torch import nn
 
 from grader.contract.expect import assert_same
 from tests.numerics import assert_same_grads, grads_of, manual_seed
+from tests.properties import assert_arguments_unchanged
 from tests.strategies import float_tensors, relaid
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "nn.parallel.DistributedDataParallel": "average the gradients yourself: all_reduce each "
                                            "p.grad that is not None, then divide by world_size",
-})
+}, mutates={"average_gradients": ("grads",)})
 
 PARAM_NAMES = ("0.weight", "0.bias", "2.weight", "2.bias")
 
@@ -133,6 +134,8 @@ def test_parameters_unchanged(impl, case):
     """The weights stay as they were, and the same run returns the full-batch gradients."""
     models = rank_models(case)
     run = impl.run_ranks("average_gradients", [(m, case.world) for m in models])
+    assert_arguments_unchanged(impl, what="the models' weights after the call (average the "
+                                          "gradients only; no step, no change to the weights)")
     for rank, model in enumerate(models):
         for (name, got), original in zip(model.named_parameters(), case.model.parameters()):
             assert_same(got.detach(), original.detach(),

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
-from tests.properties import assert_no_shared_memory
+from tests.properties import assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import float_tensors, int_tensors, shapes
 
-pytestmark = pytest.mark.exercise(points=15)
+pytestmark = pytest.mark.exercise(points=15, mutates={"ring_allreduce_dist": ("tensors",)})
 
 DTYPES = [torch.float64, torch.int64]
 
@@ -177,6 +177,7 @@ def test_inputs_unchanged(impl, chunks):
     p == 1 too: the result is a copy); the results are the sums."""
     args = [[c.clone() for c in rank] for rank in chunks]
     results, _ = _simulate(impl, chunks, args)
+    assert_arguments_unchanged(impl, what="the chunks after the call (clone before you add)")
     for rank, (got, original) in enumerate(zip(args, chunks)):
         assert_same(got, original, what=f"chunks[{rank}] after the call (clone before you add)")
     _check_results(results, chunks)

@@ -15,7 +15,7 @@ from torch import nn
 
 from grader.contract.expect import assert_same
 from tests.numerics import full_float32
-from tests.properties import assert_no_shared_memory
+from tests.properties import assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import copy_in_layout, float_tensors, relaid
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
@@ -224,6 +224,7 @@ def test_inputs_untouched(impl, case):
     conv, bn = case.modules()
     before = snapshot(conv), snapshot(bn)
     fused = fused_conv(impl, conv, bn)
+    assert_arguments_unchanged(impl, what="conv and bn after fuse_conv_bn")
     for which, module, old in (("conv", conv, before[0]), ("bn", bn, before[1])):
         new = snapshot(module)
         assert new["training"] == old["training"], (

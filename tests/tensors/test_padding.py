@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from torch.nn.utils.rnn import pad_sequence
 
 from grader.contract.expect import assert_same, expect_raises
-from tests.properties import anchored, assert_no_shared_memory
+from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, relaid, shapes
 
 _INSTEAD = ("allocate the (B, T_max, *rest) result with torch.full(..., padding_value, "
@@ -157,6 +157,7 @@ def test_inputs_are_left_unchanged(impl, case):
     seqs, padding_value = case
     given_seqs = clones(seqs)
     padded, lengths = unpack(impl.pad_sequences(given_seqs, padding_value))
+    assert_arguments_unchanged(impl, what="seqs after the call (inputs must not change)")
     for i, (after, before) in enumerate(zip(given_seqs, seqs)):
         assert_same(after, before, what=f"seqs[{i}] after the call (inputs must not change)")
     assert_same(padded, pad_sequence(seqs, batch_first=True, padding_value=padding_value),

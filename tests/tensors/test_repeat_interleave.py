@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
-from tests.properties import anchored, assert_no_shared_memory
+from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid, shapes
 
 _BY_INDEX = ("cumsum the counts, find each output position's source slice with "
@@ -119,6 +119,7 @@ def test_one_count_tensor_repeats_every_slice(impl, case):
 def test_inputs_unchanged(impl, case):
     x, repeats, dim = case.args()
     got = impl.repeat_interleave(x, repeats, dim)
+    assert_arguments_unchanged(impl, what="x and repeats after the call")
     assert_same(x, case.x, what="x after the call (it must be left unchanged)")
     assert_same(repeats, case.repeats, what="repeats after the call (it must be left unchanged)")
     assert_same(got, case.expected(), what=f"{case.text()} (torch.repeat_interleave gives the expected)")

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
-from tests.properties import anchored, assert_no_shared_memory
+from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, shapes
 
 _INDEXING = ("build one coordinate tensor per dim over index.shape (torch.meshgrid of "
@@ -195,6 +195,8 @@ def test_scatter_matches_torch(impl, case):
 def test_scatter_leaves_input_unchanged(impl, case):
     source, dim, index, src = case.args()
     got = impl.scatter(source, dim, index, src)
+    assert_arguments_unchanged(impl, what="input, index and src after scatter (scatter is out of "
+                                          "place: write into a clone, never into input)")
     assert_same(source, case.input, what="input after scatter (scatter is out of place: write "
                                           "into a clone, never into input)")
     assert_same(got, case.input.scatter(case.dim, case.index, case.src),

@@ -16,13 +16,14 @@ from torch import nn
 
 from grader.contract.expect import assert_same
 from tests.numerics import full_float32, manual_seed
+from tests.properties import assert_arguments_unchanged
 from tests.strategies import float_tensors
 
 pytestmark = pytest.mark.exercise(points=15, forbid={
     "F.binary_cross_entropy": "the discriminator returns logits: use "
                               "F.binary_cross_entropy_with_logits(logits, target), which folds "
                               "the sigmoid in without losing precision",
-})
+}, mutates={"gan_step": ("modules", "grads", "optimizers")})
 
 # ------------------------------------------------------------------ cases
 
@@ -235,6 +236,7 @@ def test_inputs_unchanged(impl, case):
     real_arg, noise_arg = real.clone(), noise.clone()
     models = case.copies()
     result = impl.gan_step(*models, real_arg, noise_arg)
+    assert_arguments_unchanged(impl, what="real and noise after the call")
     assert_same(real_arg, real, what="real after the call (it must be left unchanged)")
     assert_same(noise_arg, noise, what="noise after the call (it must be left unchanged)")
     check_first_step(result, models[1], case)

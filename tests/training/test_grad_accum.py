@@ -15,10 +15,10 @@ from torch import nn
 from grader.contract.expect import assert_same, expect_raises
 from grader.contract.harness import BatchSizes
 from tests.numerics import assert_same_grads, grads_of, manual_seed
-from tests.properties import anchored
+from tests.properties import anchored, assert_arguments_unchanged
 from tests.strategies import float_tensors, int_tensors
 
-pytestmark = pytest.mark.exercise(points=10)
+pytestmark = pytest.mark.exercise(points=10, mutates={"accumulated_gradients": ("grads",)})
 
 LOSSES = ["mse_loss", "l1_loss", "cross_entropy"]
 PARAM_NAMES = ("0.weight", "0.bias", "2.weight", "2.bias")
@@ -145,6 +145,8 @@ def test_parameters_unchanged(impl, case):
     """The weights stay as they were, and the same call leaves the big batch's gradients."""
     model, batches = case.copies()
     impl.accumulated_gradients(model, case.loss_name, batches)
+    assert_arguments_unchanged(impl, what="the model's weights and the micro-batches after the call "
+                                          "(accumulate only: no optimizer step)")
     for (name, got), original in zip(model.named_parameters(), case.model.parameters()):
         assert_same(got.detach(), original.detach(),
                     what=f"parameter {name} after the call (accumulate only: no optimizer step)")

@@ -1,0 +1,240 @@
+"""What a call may change of the arguments it is given: declared per function, enforced.
+
+A drill's marker says, for each function whose spec lets it change its arguments,
+what it may change::
+
+    pytest.mark.exercise(points=10, mutates={"average_gradients": ("grads",)})
+
+- ``"tensors"``: the values of tensor arguments, in place (``dist.all_reduce``-like);
+- ``"grads"``: the ``.grad`` of tensor arguments and of module parameters;
+- ``"modules"``: module arguments' parameters, buffers and training mode;
+- ``"optimizers"``: optimizer arguments' state and options.
+
+Everything else a call changes of its arguments is undone once the call returns and
+reported as a sentence in ``impl.mutations``: the test's own objects are what the
+test made, so an oracle computed from them after the call is computed from the
+grader's inputs, never from what the submission wrote into them, and the properties
+"the inputs are left unchanged" read ``impl.mutations``. In-process the undoing
+happens here (``ArgumentGuard``); in the sandbox the grader simply does not write
+back what is not allowed (``grader.sandbox.remote``), using the same ``Targets`` to
+name and classify what came back.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+KINDS = ("tensors", "grads", "modules", "optimizers")
+
+
+def allowed_kinds(mutates: Mapping[str, Collection[str]] | None, function: str) -> frozenset[str]:
+    """The kinds of change ``function`` may make (checked against ``KINDS``)."""
+    kinds = frozenset((mutates or {}).get(function, ()))
+    unknown = kinds - set(KINDS)
+    if unknown:
+        raise ValueError(f"mutates={{{function!r}: ...}} names {sorted(unknown)}; the kinds are {KINDS}")
+    return kinds
+
+
+@dataclass
+class Targets:
+    """Every tensor, module and optimizer reachable from a call's arguments, by id, with
+    the kind of change that touches it and how a report names it."""
+
+    kind: dict[int, str] = field(default_factory=dict)
+    label: dict[int, str] = field(default_factory=dict)
+    objects: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False) -> Targets:
+        """``ranks``: ``args`` are a rank run's, one sequence of arguments per rank."""
+        targets = cls()
+        per_rank = list(enumerate(args)) if ranks else [(None, args)]
+        for rank, rank_args in per_rank:
+            prefix = "" if rank is None else f"rank {rank}'s "
+            for i, value in enumerate(rank_args):
+                targets._walk(value, f"{prefix}argument {i + 1}", 0)
+        for name, value in kwargs.items():
+            targets._walk(value, f"argument {name}", 0)
+        return targets
+
+    def _add(self, obj: Any, kind: str, label: str) -> bool:
+        if id(obj) in self.kind:
+            return False
+        self.kind[id(obj)], self.label[id(obj)] = kind, label
+        self.objects.append(obj)
+        return True
+
+    def _walk(self, value: Any, label: str, depth: int) -> None:
+        if depth > 8:
+            return
+        if isinstance(value, torch.nn.Module):
+            if self._add(value, "modules", label):
+                for name, tensor in (*value.named_parameters(), *value.named_buffers()):
+                    self._add(tensor, "modules", f"{label}.{name}")
+        elif isinstance(value, torch.optim.Optimizer):
+            self._add(value, "optimizers", label)
+        elif isinstance(value, torch.Tensor):
+            self._add(value, "tensors", label)
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value[:1000]):
+                self._walk(item, f"{label}[{i}]", depth + 1)
+        elif isinstance(value, dict):
+            for key, item in list(value.items())[:1000]:
+                self._walk(item, f"{label}[{key!r}]", depth + 1)
+
+
+def same_tensor(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Same dtype, shape and values (NaN equal to NaN): what "unchanged" means."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        return bool(torch.equal(torch.nan_to_num(a.detach(), 0.5), torch.nan_to_num(b.detach(), 0.5))
+                    and torch.equal(a.detach().isnan(), b.detach().isnan()))
+    return bool(torch.equal(a.detach(), b.detach()))
+
+
+def grad_changed(before: torch.Tensor | None, after: torch.Tensor | None) -> bool:
+    """A ``.grad`` that appeared, went or holds other values."""
+    if before is None or after is None:
+        return (before is None) != (after is None)
+    return not same_tensor(before, after)
+
+
+@dataclass
+class _TensorState:
+    tensor: torch.Tensor
+    data: torch.Tensor
+    grad: torch.Tensor | None
+    requires_grad: bool
+
+
+class ArgumentGuard:
+    """A snapshot of a call's arguments, taken before it runs in this process; ``settle``
+    undoes what the call changed beyond ``allowed`` and says what that was."""
+
+    def __init__(self, args: Sequence[Any], kwargs: Mapping[str, Any], allowed: frozenset[str],
+                 ranks: bool = False):
+        self.allowed = allowed
+        self.targets = Targets.of(args, kwargs, ranks)
+        self.tensors: list[tuple[str, _TensorState]] = []
+        self.modules: list[tuple[torch.nn.Module, _Layout]] = []
+        self.optimizers: list[tuple[torch.optim.Optimizer, Any, list[dict[str, Any]]]] = []
+        for obj in self.targets.objects:
+            if isinstance(obj, torch.Tensor):
+                grad = obj.grad if obj.is_leaf else None
+                self.tensors.append((self.targets.kind[id(obj)], _TensorState(
+                    obj, obj.detach().clone(), None if grad is None else grad.detach().clone(),
+                    obj.requires_grad)))
+            elif isinstance(obj, torch.nn.Module):
+                self.modules.append((obj, _module_layout(obj)))
+            else:
+                self.optimizers.append((obj, copy.deepcopy(obj.state), [
+                    {k: copy.deepcopy(v) for k, v in g.items() if k != "params"} for g in obj.param_groups]))
+
+    def settle(self) -> list[str]:
+        """Undo what is not allowed; the sentences saying what it was."""
+        said: list[str] = []
+        for kind, state in self.tensors:
+            label = self.targets.label[id(state.tensor)]
+            if kind not in self.allowed and not same_tensor(state.tensor, state.data):
+                said.append(f"changed {label} in place")
+                _restore_data(state.tensor, state.data)
+            grad = state.tensor.grad if state.tensor.is_leaf else None
+            if "grads" not in self.allowed and state.tensor.is_leaf and grad_changed(state.grad, grad):
+                said.append(f"changed {label}.grad")
+                state.tensor.grad = state.grad
+            if kind not in self.allowed and state.tensor.is_leaf \
+                    and state.tensor.requires_grad != state.requires_grad:
+                said.append(f"changed {label}.requires_grad")
+                state.tensor.requires_grad_(state.requires_grad)
+        if "modules" not in self.allowed:
+            for module, layout in self.modules:
+                label = self.targets.label[id(module)]
+                if _module_layout(module) != layout:
+                    said.append(f"changed {label}'s modules, parameters or training mode")
+                    _restore_module(module, layout)
+        if "optimizers" not in self.allowed:
+            for opt, state, groups in self.optimizers:
+                now = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
+                if not same_state(opt.state, state) or now != groups:
+                    said.append(f"changed {self.targets.label[id(opt)]}'s state or options")
+                    opt.state.clear()
+                    opt.state.update(state)
+                    for group, old in zip(opt.param_groups, groups):
+                        group.update(old)
+        return said
+
+
+def _restore_data(tensor: torch.Tensor, data: torch.Tensor) -> None:
+    with torch.no_grad():
+        if tensor.shape == data.shape and tensor.dtype == data.dtype:
+            try:
+                tensor.copy_(data)
+                return
+            except RuntimeError:  # an expanded (stride 0) tensor cannot be written into
+                pass
+        tensor.data = data.clone()
+
+
+@dataclass
+class _Layout:
+    """Which objects a module holds where, and its training modes (the values of its
+    tensors are snapshotted as tensors)."""
+
+    key: tuple[Any, ...]
+    objects: dict[str, Any]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Layout) and self.key == other.key
+
+
+def _module_layout(module: torch.nn.Module) -> _Layout:
+    named = [*module.named_parameters(), *module.named_buffers(), *module.named_modules()]
+    return _Layout((tuple(m.training for m in module.modules()),
+                    tuple((n, id(o)) for n, o in named)), dict(named))
+
+
+def _restore_module(module: torch.nn.Module, layout: _Layout) -> None:
+    for m, training in zip(module.modules(), layout.key[0]):
+        m.training = training
+    for name, obj in layout.objects.items():
+        if not name:
+            continue
+        owner_name, _, attr = name.rpartition(".")
+        owner = module.get_submodule(owner_name) if owner_name else module
+        if isinstance(obj, torch.nn.Parameter):
+            owner._parameters[attr] = obj
+        elif isinstance(obj, torch.Tensor):
+            owner._buffers[attr] = obj
+        elif isinstance(obj, torch.nn.Module):
+            owner._modules[attr] = obj
+
+
+def same_state(a: Any, b: Any) -> bool:
+    """Equal optimizer states (nested dicts and lists of tensors and numbers)."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and same_tensor(a, b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+@contextmanager
+def guarded(args: Sequence[Any], kwargs: Mapping[str, Any], allowed: frozenset[str],
+            mutations: list[str], ranks: bool = False) -> Iterator[None]:
+    """Run the block; then undo what it changed of ``args`` beyond ``allowed`` and
+    append the sentences to ``mutations`` (``ranks``: as ``Targets.of``)."""
+    guard = ArgumentGuard(args, kwargs, allowed, ranks)
+    try:
+        yield
+    finally:
+        mutations += guard.settle()
