@@ -69,6 +69,8 @@ class Targets:
             return False
         self.kind[id(obj)], self.label[id(obj)] = kind, label
         self.objects.append(obj)
+        if isinstance(obj, torch.Tensor) and obj.is_leaf and obj.grad is not None:
+            self._add(obj.grad, "grads", f"{label}.grad")  # a .grad is written in place, too
         return True
 
     def _walk(self, value: Any, label: str, depth: int) -> None:
@@ -127,6 +129,8 @@ class ArgumentGuard:
         self.modules: list[tuple[torch.nn.Module, _Layout]] = []
         self.optimizers: list[tuple[torch.optim.Optimizer, Any, list[dict[str, Any]]]] = []
         for obj in self.targets.objects:
+            if self.targets.kind[id(obj)] == "grads":
+                continue  # a .grad is its tensor's: compared and put back with it
             if isinstance(obj, torch.Tensor):
                 grad = obj.grad if obj.is_leaf else None
                 self.tensors.append((self.targets.kind[id(obj)], _TensorState(

@@ -62,7 +62,7 @@ class RankRun:
     calls: list[int]  # how many collective calls each rank made
 
 
-class _CountingAllReduce:
+class CountingAllReduce:
     """An in-memory ``all_reduce`` for ranks that are threads."""
 
     def __init__(self, world_size: int):
@@ -76,7 +76,7 @@ class _CountingAllReduce:
     def for_rank(self, rank: int) -> Callable[..., Any]:
         def all_reduce(tensor, op=None, group=None, async_op=False):
             self._all_reduce(rank, tensor, op)
-            return _DoneWork() if async_op else None
+            return DoneWork() if async_op else None
         all_reduce.rank = rank  # lets the caller tell which rank a call belongs to
         return all_reduce
 
@@ -122,7 +122,7 @@ class _CountingAllReduce:
             self._cond.notify_all()
 
 
-class _DoneWork:
+class DoneWork:
     def wait(self, timeout=None) -> bool:
         return True
 
@@ -133,13 +133,13 @@ class _DoneWork:
 def threaded_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
                    collective: str = "all_reduce") -> RankRun:
     """``call(*rank_args[r], **{collective: fake})`` on every rank r, as threads."""
-    fake = _CountingAllReduce(len(rank_args))
-    results = _rank_threads(call, rank_args, lambda rank: {collective: fake.for_rank(rank)},
+    fake = CountingAllReduce(len(rank_args))
+    results = rank_threads(call, rank_args, lambda rank: {collective: fake.for_rank(rank)},
                             fake.finish)
     return RankRun(results, fake.calls)
 
 
-def _rank_threads(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
+def rank_threads(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
                   rank_kwargs: Callable[[int], dict[str, Any]],
                   finish: Callable[[int], None]) -> list[Any]:
     """``call(*rank_args[r], **rank_kwargs(r))`` on every rank r at once, one thread
@@ -194,7 +194,7 @@ class _Message:
     taken: bool = False
 
 
-class _PointToPoint:
+class PointToPoint:
     """Blocking ``send``/``recv`` between ranks that are threads, as gloo does them.
 
     ``send`` returns only once the receiver's matching ``recv`` has taken the message
@@ -323,8 +323,8 @@ class _PointToPoint:
 
 def threaded_p2p_ranks(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]]) -> P2PRun:
     """``call(*rank_args[r], send=, recv=, rank=r, world_size=)`` on every rank r, as threads."""
-    fake = _PointToPoint(len(rank_args))
-    return P2PRun(_rank_threads(call, rank_args, fake.for_rank, fake.finish), fake.sent)
+    fake = PointToPoint(len(rank_args))
+    return P2PRun(rank_threads(call, rank_args, fake.for_rank, fake.finish), fake.sent)
 
 
 # ---------------------------------------------------------------- real gloo ranks

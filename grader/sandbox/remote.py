@@ -29,6 +29,8 @@ import os
 import socket
 import sys
 import tempfile
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -147,15 +149,17 @@ class Sandbox:
         return worker
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
-                header: dict[str, Any], buffers: Sequence[memoryview]) -> tuple[dict[str, Any], bytearray]:
-        """Send one request to ``exercise``'s worker and wait for its answer, within the limit."""
+                header: dict[str, Any], buffers: Sequence[memoryview],
+                listener: Listener | None = None) -> tuple[dict[str, Any], bytearray]:
+        """Send one request to ``exercise``'s worker and wait for its answer, within the limit
+        (``listener`` serves what the worker says meanwhile: a rank's collective, a recorder)."""
         key = (exercise, function)
         if self.timeouts[key] >= MAX_TIMEOUTS:
             raise TimedOut(f"{function}() was not called: {self.timeouts[key]} earlier calls ran "
                            f"past the {self.call_timeout:g} s limit")
         worker = self.worker(exercise, forbid)
         try:
-            return worker.exchange(header, buffers, self.call_timeout)
+            return worker.exchange(header, buffers, self.call_timeout, listener)
         except TimeoutError:
             worker.kill()
             self.timeouts[key] += 1
@@ -186,28 +190,60 @@ class Sandbox:
         return {**confine.describe(self.plan, self.applied), "zygote_restarts": self.restarts}
 
 
+class Listener:
+    """What the grader does with the messages a worker sends in the middle of a request."""
+
+    def hears(self, message: dict[str, Any]) -> bool:
+        """Whether ``message`` is one of this listener's (else it is the answer)."""
+        return False
+
+    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+        """Serve ``message`` (answering through ``worker.send`` if it asks)."""
+
+    def close(self) -> None:
+        """The request is over, however it ended."""
+
+
 class _Worker:
     def __init__(self, zygote: Zygote, sock: socket.socket, pid: int, tmp: Path):
         self.zygote, self.sock, self.pid, self.tmp = zygote, sock, pid, tmp
         self.generation = zygote.generation
         self._alive = True
+        self._sending = threading.Lock()
+
+    def send(self, header: dict[str, Any], buffers: Sequence[memoryview] = ()) -> None:
+        with self._sending:
+            wire.send(self.sock, header, buffers)
 
     @property
     def alive(self) -> bool:
         """False once killed, or once the zygote that forked it was restarted."""
         return self._alive and self.generation == self.zygote.generation
 
-    def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview],
-                 timeout: float) -> tuple[dict[str, Any], bytearray]:
-        if self.sock.gettimeout() != timeout:
-            self.sock.settimeout(timeout)
+    def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview], timeout: float,
+                 listener: Listener | None = None) -> tuple[dict[str, Any], bytearray]:
+        """Send a request; serve what the worker says meanwhile; return its answer. The
+        whole exchange is within ``timeout`` (``TimeoutError`` past it)."""
+        deadline = time.monotonic() + timeout
         with _staying_on_this_cpu() as cpu:
             header["cpu"] = cpu  # the worker moves there: see ``grader.sandbox.worker.follow_cpu``
             try:
-                wire.send(self.sock, header, buffers)
-                return wire.receive(self.sock)
+                self.sock.settimeout(timeout)
+                self.send(header, buffers)
+                while True:
+                    message, payload = wire.receive(self.sock)
+                    if listener is None or not listener.hears(message):
+                        return message, payload
+                    listener.heard(message, payload, self)
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise TimeoutError("the worker kept talking past the call's limit")
+                    self.sock.settimeout(left)
             except (EOFError, ConnectionError, BrokenPipeError):
                 raise _WorkerDied() from None
+            finally:
+                if listener is not None:
+                    listener.close()
 
     def kill(self) -> None:
         kill_workers([self])
@@ -344,21 +380,26 @@ class SandboxedImplementation(Implementation):
         self.output = _Output()
 
     def _send(self, function: str, header: dict[str, Any], values: dict[str, Any],
-              targets: Targets | None = None) -> tuple[Any, wire.Decoder]:
+              targets: Targets | None = None, ranks: _RankServer | None = None) -> tuple[Any, wire.Decoder]:
         """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder.
         ``targets``: the call's arguments; what the worker says the call changed of them
-        is written into the grader's objects only as far as the function may change them."""
+        is written into the grader's objects only as far as the function may change them.
+        ``ranks``: serves a rank run's collectives here, as the worker's ranks make them."""
         encoder = wire.Encoder(strict=True)
         header = {**header, **{k: encoder.value(v) for k, v in values.items()},
                   "objects": encoder.objects}
+        listener = _Listeners(_Recorders(encoder.table), ranks)
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
-                                              header, encoder.buffers)
+                                              header, encoder.buffers, listener)
         self.output.echo(reply)
         self.effects += _effects(reply)
         if "raise" in reply:
             raise _rebuild(reply["raise"], function)
         try:
-            decoder = wire.Decoder(reply.get("objects"), payload, known=encoder.table,
+            # A call's answer lists the objects it was sent first (what became of them); a
+            # backward pass's answer holds new gradients only.
+            known = encoder.table if header["op"] != "backward" else []
+            decoder = wire.Decoder(reply.get("objects"), payload, known=known,
                                    write_back=_WriteBack(targets or Targets(), self.allowed(function),
                                                          self.mutations))
             decoder.all_objects()
@@ -398,19 +439,31 @@ class SandboxedImplementation(Implementation):
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
                         records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
-        out, _ = self._send(name, {"op": "ranks", "name": name, "collective": collective},
-                            {"rank_args": [list(a) for a in rank_args]},
-                            Targets.of(rank_args, {}, ranks=True))
-        _record_results(records, out["results"])
-        return harness.RankRun(out["results"], out["calls"])
+        """The ranks run in the worker; their ``all_reduce`` calls are served and counted here."""
+        fake = harness.CountingAllReduce(len(rank_args))
+        results = self._rank_run(name, {"op": "ranks", "name": name, "collective": collective},
+                                 rank_args, _RankServer(fake, len(rank_args), collective=collective))
+        _record_results(records, results)
+        return harness.RankRun(results, list(fake.calls))
 
     def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
                             records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
-        out, _ = self._send(name, {"op": "p2p", "name": name},
-                            {"rank_args": [list(a) for a in rank_args]},
-                            Targets.of(rank_args, {}, ranks=True))
-        _record_results(records, out["results"])
-        return harness.P2PRun(out["results"], [[tuple(m) for m in r] for r in out["sent"]])
+        """The ranks run in the worker; every send and recv is served and logged here."""
+        fake = harness.PointToPoint(len(rank_args))
+        results = self._rank_run(name, {"op": "p2p", "name": name}, rank_args,
+                                 _RankServer(fake, len(rank_args)))
+        _record_results(records, results)
+        return harness.P2PRun(results, [list(s) for s in fake.sent])
+
+    def _rank_run(self, name: str, header: dict[str, Any], rank_args: Sequence[Sequence[Any]],
+                  server: _RankServer) -> list[Any]:
+        out, _ = self._send(name, header, {"rank_args": [list(a) for a in rank_args]},
+                            Targets.of(rank_args, {}, ranks=True), server)
+        results = out.get("results") if isinstance(out, dict) else None
+        if type(results) is not list or len(results) != len(rank_args):
+            raise BrokenContract(f"{name}(): the worker answered {len(rank_args)} ranks with "
+                                 "something else than one result each")
+        return results
 
     def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]], p2p: bool = False) -> list[Any]:
         """Every rank is its own worker, forked from the zygote like the others."""
@@ -454,6 +507,130 @@ class SandboxedImplementation(Implementation):
             remove_tree(rendezvous)
 
 
+class _Listeners(Listener):
+    """Several listeners, each hearing its own messages."""
+
+    def __init__(self, *listeners: Listener | None):
+        self.listeners = [listener for listener in listeners if listener is not None]
+
+    def hears(self, message: dict[str, Any]) -> bool:
+        return any(listener.hears(message) for listener in self.listeners)
+
+    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+        next(listener for listener in self.listeners if listener.hears(message)).heard(message, payload, worker)
+
+    def close(self) -> None:
+        for listener in self.listeners:
+            listener.close()
+
+
+class _Recorders(Listener):
+    """Recorders the test put on its modules (``harness.BatchSizes``) record here, in the
+    grader, each time the worker's copy of the module runs forward."""
+
+    def __init__(self, table: Sequence[Any]):
+        self.table = table
+
+    def hears(self, message: dict[str, Any]) -> bool:
+        return "record" in message
+
+    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+        index, size = message.get("record"), message.get("size")
+        module = self.table[index] if type(index) is int and 0 <= index < len(self.table) else None
+        if not isinstance(module, torch.nn.Module) or type(size) is not int or size < 0:
+            raise wire.WireError("a recorder's message names no recorded module")
+        for hook in module._forward_pre_hooks.values():
+            if type(hook) is harness.BatchSizes:
+                hook.sizes.append(size)
+
+
+class _RankServer(Listener):
+    """The grader's side of a rank run in a worker: each rank's ``all_reduce`` (or ``send``
+    and ``recv``) arrives as a message and is served by the harness's own fake, in a
+    thread of its own (it blocks until the other ranks arrive), so every call is made,
+    and counted, here. The worker's ranks only ever see the answers."""
+
+    def __init__(self, fake: Any, world: int, collective: str | None = None):
+        self.fake, self.world, self.collective = fake, world, collective
+        self.done: set[int] = set()
+        self.threads: list[threading.Thread] = []
+
+    def hears(self, message: dict[str, Any]) -> bool:
+        return "rank_done" in message or "collective" in message or "p2p" in message
+
+    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+        if "rank_done" in message:
+            rank = self._rank(message.get("rank_done"))
+            self.fake.finish(rank)
+            self.done.add(rank)
+            if len(self.done) == self.world:
+                worker.send({"all_done": True})
+            return
+        rank = self._rank(message.get("rank"))
+        value = wire.Decoder(message.get("objects", []), payload).value(message.get("value"))
+        thread = threading.Thread(target=self._serve, args=(message, rank, value, worker),
+                                  name=f"rank-{rank}-served", daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def _rank(self, rank: Any) -> int:
+        if type(rank) is not int or not 0 <= rank < self.world:
+            raise wire.WireError(f"a rank message names rank {str(rank)[:20]}, of {self.world}")
+        return rank
+
+    def _serve(self, message: dict[str, Any], rank: int, value: Any, worker: _Worker) -> None:
+        encoder = wire.Encoder(strict=False)
+        try:
+            answer = {"rank": rank, "value": encoder.value(self._call(message, rank, value))}
+        except harness.CollectiveMismatch as exc:
+            answer, encoder = {"rank": rank, "error": str(exc)}, wire.Encoder(strict=False)
+        try:
+            worker.send({**answer, "objects": encoder.objects}, encoder.buffers)
+        except (OSError, wire.WireError):
+            pass  # the request ended (a timeout, a dead worker): nobody is waiting
+
+    def _call(self, message: dict[str, Any], rank: int, value: Any) -> Any:
+        if "collective" in message:
+            if message.get("collective") != self.collective:
+                raise harness.CollectiveMismatch(f"this drill's ranks get {self.collective}, "
+                                                 f"not {str(message.get('collective'))[:40]}")
+            op = message.get("op")
+            self.fake.for_rank(rank)(value, None if op is None else _Named(str(op)[:40]))
+            return value
+        kind, peer = message.get("p2p"), message.get("peer")
+        calls = self.fake.for_rank(rank)
+        if kind == "send":
+            calls["send"](value, peer)
+            return None
+        if kind == "recv":
+            if not isinstance(value, torch.Tensor):
+                raise harness.CollectiveMismatch(f"recv needs a tensor, got {type(value).__name__}")
+            calls["recv"](value, peer)
+            return value
+        raise harness.CollectiveMismatch(f"unknown point-to-point call {str(kind)[:40]}")
+
+    def close(self) -> None:
+        for rank in range(self.world):  # waiting fakes learn the run is over, threads end
+            self.fake.finish(rank)
+        for thread in self.threads:
+            thread.join(timeout=5)
+
+
+class _Named:
+    """An op the worker named (its ``repr``), for the fake's refusal message."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return other is not None and str(other) == self.text
+
+    __hash__ = object.__hash__
+
+
 class _WriteBack:
     """Writes what a call did to its arguments into the grader's own objects, as far as
     the function's spec lets it change them (``grader.contract.arguments``); the rest
@@ -469,7 +646,6 @@ class _WriteBack:
         if isinstance(original, torch.Tensor):
             self._tensor(original, new, kind, label)
         elif isinstance(original, torch.nn.Module):
-            wire.write_recorders(original, new)  # the grader's own instruments, always
             if kind in self.allowed:
                 wire.write_back(original, new)
             elif wire.module_changed(original, new):

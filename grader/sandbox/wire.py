@@ -346,7 +346,10 @@ class Decoder:
     """
 
     def __init__(self, objects: Sequence[Any], payload: bytearray | memoryview, *, known: Sequence[Any] = (),
-                 write_back: Callable[[Any, Any], None] | None = None):
+                 write_back: Callable[[Any, Any], None] | None = None,
+                 recorder: Callable[[int], Any] | None = None):
+        """``recorder(i)``: the hook to put on module ``i`` where the sender had a recorder
+        (a worker's hook reports to the grader); without it, recorders are not rebuilt."""
         if not isinstance(objects, list):
             raise WireError("the object table is not a list")
         self._entries = objects
@@ -354,6 +357,7 @@ class Decoder:
         self._buffer_offsets = _offsets(payload, objects)
         self._known = list(known)
         self._write_back = write_back
+        self._recorder = recorder
         self.objects: list[Any] = [_UNBUILT] * len(objects)
 
     def all_objects(self) -> list[Any]:
@@ -486,8 +490,9 @@ class Decoder:
                 raise WireError(f"the {cls.__name__} setting {name!r} holds a {type(value).__name__}")
             m.__dict__[name] = value
         m.training = bool(e.get("training"))
-        for sizes in _list(e.get("recorders", [])):
-            m.register_forward_pre_hook(BatchSizes([_int(x) for x in _list(sizes)]))
+        for _ in _list(e.get("recorders", [])):
+            if self._recorder is not None:
+                m.register_forward_pre_hook(self._recorder(i))
         for name, ref in _pairs(e.get("params")):
             p = None if ref is None else self.obj(_int(ref))
             if p is not None and type(p) is not torch.nn.Parameter:
@@ -613,14 +618,6 @@ def write_grad(original: torch.Tensor, new: torch.Tensor) -> None:
     original.grad = None if new.grad is None else new.grad.to(original.device)
 
 
-def write_recorders(original: torch.nn.Module, new: torch.nn.Module) -> None:
-    """The batch sizes the worker's recorders saw, into the grader's recorders."""
-    old_hooks = [h for h in original._forward_pre_hooks.values() if type(h) is BatchSizes]
-    new_hooks = [h for h in new._forward_pre_hooks.values() if type(h) is BatchSizes]
-    for old, fresh in zip(old_hooks, new_hooks):
-        old.sizes[:] = fresh.sizes
-
-
 def module_changed(original: torch.nn.Module, new: torch.nn.Module) -> bool:
     """Its training mode, or a parameter replaced by another."""
     return original.training != new.training or any(
@@ -651,7 +648,6 @@ def write_back(original: Any, new: Any) -> None:
         if not isinstance(new, torch.nn.Module):
             raise WireError("a module came back as something else")
         original.train(new.training)
-        write_recorders(original, new)
         for name, p in new._parameters.items():
             if name in original._parameters and p is not original._parameters[name]:
                 original._parameters[name] = p  # the student replaced a parameter

@@ -23,9 +23,11 @@ import gc
 import importlib
 import json
 import os
+import queue
 import signal
 import socket
 import sys
+import threading
 import traceback
 from collections import OrderedDict
 from pathlib import Path
@@ -35,6 +37,7 @@ import torch
 
 from grader.contract import harness
 from grader.contract.call import guarded_call
+from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
@@ -174,7 +177,9 @@ class Worker:
                 wire.send(self.sock, {"raise": self._exception(exc)})
 
     def handle(self, header: dict[str, Any], payload: bytearray) -> tuple[dict[str, Any], list]:
-        decoder = wire.Decoder(header.get("objects", []), payload)
+        channel = _Channel(self.sock)
+        decoder = wire.Decoder(header.get("objects", []), payload,
+                               recorder=lambda index: _RemoteBatchSizes(channel, index))
         sent = decoder.all_objects()
         versions = [_versions(o) for o in sent]
         op = header["op"]
@@ -184,14 +189,8 @@ class Worker:
         if op == "call":
             result = self.impl.invoke(header["name"], decoder.value(header["args"]),
                                        decoder.value(header["kwargs"]))
-        elif op == "ranks":
-            run = self.impl.threaded_ranks(header["name"], decoder.value(header["rank_args"]),
-                                            header["collective"], [None] * len(header["rank_args"]))
-            result = {"results": run.results, "calls": run.calls}
-        elif op == "p2p":
-            run = self.impl.threaded_p2p_ranks(header["name"], decoder.value(header["rank_args"]),
-                                                [None] * len(header["rank_args"]))
-            result = {"results": run.results, "sent": [[list(m) for m in r] for r in run.sent]}
+        elif op in ("ranks", "p2p"):
+            result = {"results": self._ranks(header, decoder.value(header["rank_args"]), channel)}
         elif op == "gloo":
             os.environ["GLOO_SOCKET_IFNAME"] = "lo"
             result = harness.gloo_rank_call(
@@ -201,6 +200,40 @@ class Worker:
         else:
             raise wire.WireError(f"unknown request {op!r}")
         return self._answer(result, sent, versions)
+
+    def _ranks(self, header: dict[str, Any], rank_args: list[Any], channel: _Channel) -> list[Any]:
+        """Every rank of a rank run as a thread of this worker. Their collectives (or sends
+        and receives) are the grader's: each call is a message, served and counted there.
+        This thread routes the grader's answers to the ranks until the grader says all are
+        done, then returns what each rank's call returned."""
+        name, world = header["name"], len(rank_args)
+        if header["op"] == "ranks":
+            collective = str(header["collective"])
+            ranks: _RemoteRanks = _RemoteCollective(channel, collective)
+
+            def rank_kwargs(rank: int) -> dict[str, Any]:
+                return {collective: ranks.for_rank(rank)}
+        else:
+            ranks = _RemotePointToPoint(channel, world)
+            rank_kwargs = ranks.for_rank
+        outcome: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                outcome["results"] = harness.rank_threads(
+                    lambda *args, **kwargs: self.impl.run(name, args, kwargs), rank_args,
+                    rank_kwargs, ranks.finish)
+            except BaseException as exc:  # noqa: BLE001 - raised below, in this thread
+                outcome["error"] = exc
+
+        with observed(self.impl.effects):
+            runner = threading.Thread(target=run, name="ranks", daemon=True)
+            runner.start()
+            channel.route(world)
+            runner.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return list(outcome["results"])
 
     def _answer(self, result: Any, sent: list[Any], versions: list[Any]) -> tuple[dict[str, Any], list]:
         encoder = wire.Encoder(strict=False, known=sent,
@@ -258,6 +291,106 @@ class Worker:
 
     def _shown(self, text: str) -> str:
         return text.replace(str(self.copy_root), self.shown_root)
+
+
+# ---------------------------------------------------------------- talking to the grader mid-call
+
+class _Channel:
+    """The worker's side of a conversation within one request: rank threads ask the
+    grader (a collective, a send or a receive) and wait for its answer; recorders tell it
+    what they saw; the serving thread routes the grader's answers to the ranks."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.lock = threading.Lock()
+        self.answers: dict[int, queue.Queue[tuple[dict[str, Any], bytearray]]] = {}
+
+    def tell(self, header: dict[str, Any], buffers: list[memoryview] | None = None) -> None:
+        with self.lock:
+            wire.send(self.sock, header, buffers or [])
+
+    def ask(self, rank: int, header: dict[str, Any], value: Any) -> Any:
+        """Send ``header`` with ``value`` encoded; wait for the grader's answer to this rank."""
+        encoder = wire.Encoder(strict=False)
+        header = {**header, "rank": rank, "value": encoder.value(value), "objects": encoder.objects}
+        answers = self.answers.setdefault(rank, queue.Queue())
+        self.tell(header, encoder.buffers)
+        answer, payload = answers.get()
+        if "error" in answer:
+            raise harness.CollectiveMismatch(str(answer["error"]))
+        return wire.Decoder(answer.get("objects", []), payload).value(answer.get("value"))
+
+    def route(self, world: int) -> None:
+        """Hand the grader's answers to the ranks until it says every rank is done."""
+        for rank in range(world):
+            self.answers.setdefault(rank, queue.Queue())
+        while True:
+            header, payload = wire.receive(self.sock)
+            if header.get("all_done"):
+                return
+            self.answers[int(header["rank"])].put((header, payload))
+
+
+class _RemoteRanks:
+    def __init__(self, channel: _Channel):
+        self.channel = channel
+
+    def finish(self, rank: int) -> None:
+        self.channel.tell({"rank_done": rank})
+
+
+class _RemoteCollective(_RemoteRanks):
+    """``all_reduce`` for rank threads, served by the grader's counting fake."""
+
+    def __init__(self, channel: _Channel, collective: str):
+        super().__init__(channel)
+        self.collective = collective
+
+    def for_rank(self, rank: int) -> Any:
+        def all_reduce(tensor: Any, op: Any = None, group: Any = None, async_op: bool = False) -> Any:
+            if not isinstance(tensor, torch.Tensor):
+                raise harness.CollectiveMismatch(f"all_reduce needs a tensor, got {type(tensor).__name__}")
+            total = self.channel.ask(rank, {"collective": self.collective,
+                                            "op": None if op is None else str(op)}, tensor.detach())
+            tensor.copy_(total)
+            return harness.DoneWork() if async_op else None
+
+        all_reduce.rank = rank  # type: ignore[attr-defined]
+        return all_reduce
+
+
+class _RemotePointToPoint(_RemoteRanks):
+    """Blocking ``send``/``recv`` for rank threads, served by the grader's fake."""
+
+    def __init__(self, channel: _Channel, world: int):
+        super().__init__(channel)
+        self.world = world
+
+    def for_rank(self, rank: int) -> dict[str, Any]:
+        def send(tensor: Any, dst: Any, group: Any = None, tag: int = 0) -> None:
+            self.channel.ask(rank, {"p2p": "send", "peer": dst},
+                             tensor.detach() if isinstance(tensor, torch.Tensor) else tensor)
+
+        def recv(tensor: Any, src: Any = None, group: Any = None, tag: int = 0) -> Any:
+            got = self.channel.ask(rank, {"p2p": "recv", "peer": src},
+                                   tensor.detach() if isinstance(tensor, torch.Tensor) else tensor)
+            with torch.no_grad():
+                tensor.copy_(got)
+            return src
+
+        send.rank = recv.rank = rank  # type: ignore[attr-defined]
+        return {"send": send, "recv": recv, "rank": rank, "world_size": self.world}
+
+
+class _RemoteBatchSizes:
+    """A recorder the grader put on a module: each forward call's batch size goes to the
+    grader as it happens (the grader keeps the record, not this worker)."""
+
+    def __init__(self, channel: _Channel, index: int):
+        self.channel, self.index = channel, index
+
+    def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
+        self.channel.tell({"record": self.index, "size": int(args[0].shape[0])})
 
 
 def follow_cpu(cpu: Any, current: int | bool | None) -> int | bool | None:
