@@ -1,0 +1,4 @@
+"""What people read, rendered from results alone: the terminal score table, the
+student's HTML report, the class report with its charts, and the exports
+(Gradescope, JUnit, grades CSV). May import ``grader.core`` only.
+"""
