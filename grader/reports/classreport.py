@@ -34,9 +34,9 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from grader.reports import present, report
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.reports import present, report
 
 CLASS_TEMPLATE = "class.html.j2"
 CLASS_REPORT_NAME = "class.html"
@@ -332,7 +332,7 @@ _IDS = re.compile(r'(\bid="|url\(#|xlink:href="#|\bhref="#)')
 
 def charts(summary: dict[str, Any]) -> dict[str, Any]:
     """Inline SVGs: ``totals`` (the histogram of totals) and ``exercises`` (by id)."""
-    import matplotlib  # noqa: PLC0415 (a second or so: only when a class page is drawn)
+    import matplotlib
 
     with matplotlib.rc_context(_RC):
         out = {"totals": _totals_chart(summary["totals"]), "exercises": {}}
@@ -346,7 +346,7 @@ def _figure(width: float, height: float, margins: dict[str, float]) -> Any:
     # A bare Figure, never pyplot: no global figure registry to leak into or close,
     # and no GUI backend (savefig picks the SVG canvas). Fixed margins, not a layout
     # engine: that would draw every figure twice.
-    from matplotlib.figure import Figure  # noqa: PLC0415
+    from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width, height))
     fig.subplots_adjust(**margins)
@@ -410,7 +410,7 @@ def _exercise_chart(ex: dict[str, Any], prefix: str) -> Markup:
 
 
 def _integer_counts(ax: Any) -> None:
-    from matplotlib.ticker import MaxNLocator  # noqa: PLC0415
+    from matplotlib.ticker import MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.files import write_atomically
+from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.students import student_id_problem
 from grader.reports import present
-from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 
 GRADESCOPE_DIR = "gradescope"
 GRADESCOPE_NAME = "results.json"

@@ -19,8 +19,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from grader.reports import present
 from grader.core.files import write_atomically
+from grader.reports import present
 
 TEMPLATES_DIR = "report_templates"
 STUDENT_TEMPLATE = "student.html.j2"

@@ -16,8 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from grader.reports import present
 from grader.core.outcomes import PASSED
+from grader.reports import present
 
 STATUS_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "error": "red",
                 "not_attempted": "dim", "not_run": "cyan"}
