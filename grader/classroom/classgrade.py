@@ -44,6 +44,7 @@ from rich.text import Text
 
 from grader.classroom import gradeproc, submissions
 from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.core import notebooks
 from grader.core import results as results_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
@@ -70,6 +71,7 @@ class Job:
     gpu: bool = False  # the cuda-only part, for a GPU worker
     attempted: int = 0  # drills whose file is not the stub: the dearest go first
     earlier: dict[str, Any] | None = None  # this content's results already recorded (--only)
+    notebook: dict[str, Any] | None = None  # a notebook's cells per function (Extraction.as_json)
 
 
 @dataclass
@@ -157,6 +159,8 @@ class ClassGrading:
         self.only, self.force = only, force
         self.suite = results_module.suite_hash(course / "tests")
         self.wanted = set(only or exercise_tests(course))
+        self.stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))
+        self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
 
     def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
@@ -169,11 +173,17 @@ class ClassGrading:
             if entry.problem:
                 self._problem(book, entry.student, entry.problem)
                 continue
+            notebook = None
             try:
-                files = submissions.files(entry)
+                if entry.notebook is not None:  # read with nbformat and ast: no cell runs here
+                    extraction = submissions.notebook(entry, self.stubs)
+                    files, notebook = extraction.files, extraction.as_json()
+                else:
+                    files = submissions.files(entry)
             except submissions.SubmissionProblem as exc:
                 self._problem(book, entry.student, str(exc))
                 continue
+            self.sources[entry.student] = files
             digest = submissions.content_hash(files)
             earlier = (current[entry.student]
                        if book.is_graded(entry.student, digest, self.suite) else None)
@@ -187,11 +197,12 @@ class ClassGrading:
                        "isolation": self.isolation, "args": self.pytest_args,
                        "files": base64.b64encode(submissions.pack(files)).decode()}
             attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
-            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier))
+            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier,
+                            notebook=notebook))
             if gpu:
                 jobs.append(Job(entry.student, digest,
                                 {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]},
-                                gpu=True, attempted=attempted, earlier=earlier))
+                                gpu=True, attempted=attempted, earlier=earlier, notebook=notebook))
         # Longest first, so no worker is left with a long grading at the end while the
         # others idle. A stub's drill is graded in a blink ("not attempted" at the first
         # call), so the number of drills that differ from their stub is the estimate.
@@ -246,6 +257,8 @@ class ClassGrading:
         results["environment"]["grading"] = {  # where it ran, for the instructor's record
             "worker": answer.get("worker"),
             **({"cuda_worker": answers[True].get("worker")} if True in answers else {})}
+        if job.notebook is not None:  # which cell each function came from
+            results = notebooks.annotate(results, job.notebook)
         if job.earlier is not None:  # --only: the exercises not graded now stay as they were
             results = replace_exercises(job.earlier, results)
         write_student(self.out, self.course, student, results)
