@@ -13,7 +13,7 @@ import argparse
 import sys
 
 import grader
-from grader.classroom import classgrade
+from grader.classroom import autograder, classgrade
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_USAGE, UsageError
 from grader.grading import commands, options
 from grader.grading.run import GraderFailed
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     _release(sub)
     _grade_all(sub)
     _merge(sub)
+    _gradescope_autograder(sub)
     return parser
 
 
@@ -221,3 +222,24 @@ def _merge(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
     m.set_defaults(run=classgrade.cmd_merge)
+
+
+def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:
+    g = sub.add_parser(
+        "gradescope-autograder", help="write a Gradescope autograder zip for this course",
+        description="Write OUT.zip for a Gradescope programming assignment: setup.sh installs "
+                    "the pinned CPU torch and this course's torchdrill (a wheel inside the zip); "
+                    "run_autograder grades /autograder/submission (exercise files, a handout "
+                    "folder, a .zip or a notebook) in the sandbox with every test, hidden ones "
+                    "shown after grades are published, and always writes results.json.")
+    g.add_argument("out", metavar="OUT.zip", help="the zip to write (replaced if it exists)")
+    g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
+                   help="the assignment's drills, e.g. tensors/one_hot tensors/padding "
+                        "(default: every drill of the course)")
+    options.add_to_parser(g, isolation_default="sandbox", isolation_help=(
+        "where submissions' code runs on Gradescope (default sandbox: confined workers, "
+        "with whichever layers Gradescope's machine offers; process: unconfined workers)"))
+    g.add_argument("--torch-index", metavar="URL", default=autograder.DEFAULT_TORCH_INDEX,
+                   help="the package index setup.sh installs torch's CPU build from (default: "
+                        "PyTorch's CPU wheel index; PyPI's Linux torch pulls the CUDA packages)")
+    g.set_defaults(run=autograder.cmd_gradescope_autograder)

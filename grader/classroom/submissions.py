@@ -136,9 +136,18 @@ def discover(folder: Path, exercise_ids: Collection[str]) -> list[Entry]:
     return sorted(entries, key=lambda e: (e.student, e.source.name))
 
 
-def _entry(path: Path, exercise_ids: list[str]) -> Entry:
+def entry_of(path: Path, exercise_ids: Collection[str], student: str) -> Entry:
+    """One submission that is not one entry of a class folder (the Gradescope
+    autograder's ``/autograder/submission``, or a zip or notebook inside it), as
+    ``discover`` would read it, for ``student``: every check but the id rule."""
+    return _entry(path, sorted(set(exercise_ids)), student=student)
+
+
+def _entry(path: Path, exercise_ids: list[str], student: str | None = None) -> Entry:
     entry = _classify(path)
-    if entry.problem is None:
+    if student is not None:
+        entry.student = student
+    elif entry.problem is None:
         entry.problem = student_id_problem(entry.student)
         if entry.problem is not None:
             entry.problem = f"{entry.label}: {entry.problem}"
