@@ -166,6 +166,13 @@ def _release(sub: argparse._SubParsersAction) -> None:
                     "(the ref fixture) are left out, with what only they use; the folder is "
                     "checked for reference code and hidden test names before it is written.")
     rel.add_argument("out", metavar="OUT", help="folder to create (must not exist, or be empty)")
+    rel.add_argument("--notebooks", action="store_true",
+                     help="also write OUT/notebooks/<topic>.ipynb, one Jupyter/Colab notebook per "
+                          "topic: a set-up cell, and for each drill its spec, its stub and a "
+                          "check(...) cell that grades it from inside the notebook")
+    rel.add_argument("--handout-url", metavar="URL",
+                     help="where the notebooks' set-up cell downloads the handout when it is not "
+                          "around the notebook (Colab): a .zip or a git repository you publish")
     rel.add_argument("--course", metavar="DIR", help="course folder (default: found from the "
                                                      "current folder upwards)")
     rel.set_defaults(run=release.cmd_release)

@@ -37,6 +37,7 @@ from typing import Any
 from grader.core import course as course_module
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.stubs import write_stubs
+from grader.learner.handout_notebooks import NOTEBOOKS_DIR, write_notebooks
 
 REF_FIXTURE = "ref"
 COPIED_FILES = ("course.toml", "pyproject.toml", ".gitignore")
@@ -429,8 +430,9 @@ class Release:
     files: list[str]
 
 
-def build(root: Path, out: Path) -> Release:
-    """Write the handout of the course at ``root`` to the new folder ``out``."""
+def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "") -> Release:
+    """Write the handout of the course at ``root`` to the new folder ``out`` (with
+    ``notebooks``, also one notebook per topic: ``grader.learner.handout_notebooks``)."""
     course = _checked_course(root)
     filtered = filtered_tests(root)
     public = public_properties(root, filtered)
@@ -442,6 +444,8 @@ def build(root: Path, out: Path) -> Release:
     staging = Path(tempfile.mkdtemp(prefix=".torchdrill-release-", dir=target.parent))
     try:
         _write_handout(root, staging, course, filtered, public)
+        if notebooks:
+            write_notebooks(root, staging, course, handout_url)
         leaks = find_leaks(staging, root, hidden_names(filtered))
         if leaks:
             raise ReleaseError("the handout would leak:\n  " + "\n  ".join(leaks))
@@ -589,13 +593,17 @@ def _drill_row(root: Path, drill: course_module.Drill, public: dict[str, list[st
 def cmd_release(args: argparse.Namespace) -> int:
     root = Path(args.course).resolve() if args.course else course_module.find_course(Path.cwd())
     try:
-        made = build(root, Path(args.out))
+        made = build(root, Path(args.out), notebooks=getattr(args, "notebooks", False),
+                     handout_url=getattr(args, "handout_url", None) or "")
     except ReleaseError as exc:
         raise UsageError(f"no release written: {exc}") from None
     print(f"release: {made.out} ({len(made.files)} files)")
     for drill, names in made.public.items():
         left_out = len(made.hidden.get(drill, []))
         print(f"  {drill}: {len(names)} public properties, {left_out} instructor-only left out")
+    notebooks = [f for f in made.files if f.startswith(f"{NOTEBOOKS_DIR}/")]
+    if notebooks:
+        print(f"notebooks: {', '.join(notebooks)} (one per topic: set-up, each drill's spec, stub and check)")
     print("checked: no reference code, no instructor-only test name; "
           f"grade it with `cd {made.out} && tox -e grade`")
     return EXIT_OK
