@@ -56,7 +56,9 @@ def _grade(sub: argparse._SubParsersAction) -> None:
                        description="Grade one submission: a folder laid out like exercises/. "
                                    "Exits 0 whenever grading worked, whatever the score.")
     g.add_argument("submission", nargs="?", default="exercises",
-                   help="folder to grade (default: exercises; 'reference' grades the reference)")
+                   help="folder to grade, or a Jupyter notebook (.ipynb) whose cells define the "
+                        "drills' functions: read, never run, then graded in the sandbox "
+                        "(default: exercises; 'reference' grades the reference)")
     g.add_argument("--out", metavar="DIR", help="where results.json goes (default: reports/)")
     g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
                    help="grade only these exercises, e.g. tensors/one_hot")
@@ -184,9 +186,10 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser(
         "grade-all", help="grade a whole class into a gradebook, reports and a grades CSV",
         description="Grade every submission in SUBMISSIONS (one folder laid out like "
-                    "exercises/, or a .zip of one, per student; the student id is the entry's "
-                    "name). Writes DIR/gradebook.sqlite, DIR/students/ID/index.html, "
-                    "DIR/class.html and DIR/grades.csv. Stopped or killed, the same command "
+                    "exercises/, a .zip of one, or a Jupyter notebook, per student; the student id "
+                    "is the entry's name). Writes DIR/gradebook.sqlite, DIR/students/ID/index.html, "
+                    "DIR/class.html (with similarity evidence), DIR/grades.csv and "
+                    "DIR/similarity.csv. Stopped or killed, the same command "
                     "finishes the rest: submissions already graded with the same tests are "
                     "skipped.")
     g.add_argument("submissions", metavar="SUBMISSIONS", help="folder with one entry per student")
@@ -210,6 +213,16 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
         "submission; only for code you trust)"))
     g.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
+    g.add_argument("--no-similarity", action="store_true",
+                   help="skip the similarity evidence (class.html's Similarity section, "
+                        "DIR/similarity.csv): pairs of students whose code or wrong answers look "
+                        "alike, computed on this machine")
+    g.add_argument("--similarity-threshold", type=float, default=classgrade.similarity.DEFAULT_THRESHOLD,
+                   metavar="SHARE",
+                   help="flag a pair whose code matches at least this share of one student's code "
+                        "once the stub, names, comments and layout are left out (default "
+                        f"{classgrade.similarity.DEFAULT_THRESHOLD:g}); flags are evidence for a "
+                        "person, never a penalty")
     g.set_defaults(run=classgrade.cmd_grade_all)
 
 

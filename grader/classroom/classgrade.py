@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
+import json
 import os
 import statistics
 import time
@@ -42,13 +43,15 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader.classroom import gradeproc, submissions
+from grader.classroom import gradeproc, similarity, submissions
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.core import notebooks
 from grader.core import results as results_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
+from grader.core.files import write_atomically
 from grader.core.results import fold, replace_exercises
+from grader.core.stubs import stub_source
 from grader.grading import options
 from grader.grading.commands import check_templates
 from grader.grading.run import grading_args
@@ -58,6 +61,7 @@ GRADEBOOK = "gradebook.sqlite"
 STUDENTS = "students"
 CLASS_REPORT = "class.html"
 GRADES_CSV = "grades.csv"
+SIMILARITY_JSON = "similarity.json"
 CUDA_MARKER = "cuda"
 
 
@@ -280,14 +284,28 @@ def write_student(out: Path, course: Path, student: str, results: dict[str, Any]
     return report_module.write_report(results, folder, course)
 
 
-def publish(book: Gradebook, out: Path, course: Path, gradescope: bool) -> dict[str, Path]:
-    """The class report and the exports, from the gradebook's current results."""
-    from grader.reports import classreport, exports
+def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
+            found: dict[str, Any] | None = None, reuse: bool = True) -> dict[str, Path]:
+    """The class report and the exports, from the gradebook's current results; with
+    ``found`` (``similarity.analyse``'s evidence), its section, similarity.json and
+    similarity.csv; without it, the similarity.json an earlier run left (``reuse``),
+    with its behaviour evidence made again from the current results."""
+    from grader.reports import classreport, exports, similarity_view
 
     current = book.current()
     problems = book.problems()
-    written = {"class report": classreport.write_class_report(current, problems, out, course),
+    stored = out / SIMILARITY_JSON
+    if found is None and reuse and stored.is_file():
+        try:
+            found = similarity.refresh(json.loads(stored.read_text(encoding="utf-8")), current)
+        except (OSError, ValueError):
+            found = None
+    written = {"class report": classreport.write_class_report(current, problems, out, course,
+                                                              similarity=found),
                "grades": exports.write_grades_csv(current, out / GRADES_CSV)}
+    if found is not None:
+        write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
+        written["similarity"] = similarity_view.write_csv(found, out / similarity_view.CSV_NAME)
     if gradescope:
         paths = exports.write_gradescope_class(current, out)
         if paths:
@@ -345,12 +363,34 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                 console.print(f"interrupted: {len(grading.tally.graded)} graded and recorded; "
                               "run the same command again to grade the rest")
                 return 130
-            written = publish(book, out, course, "gradescope" in (args.format or []))
+            found = None
+            if not args.no_similarity:
+                found = similarity.analyse(book.current(), grading.sources, pristine_stubs(course),
+                                           args.similarity_threshold)
+            written = publish(book, out, course, "gradescope" in (args.format or []), found,
+                              reuse=not args.no_similarity)
             current = book.current()
     finally:
         runner.close()
     _summary(grading.tally, current, written, out, time.perf_counter() - started)
+    if found is not None:
+        code = sum(d["flagged"] for d in found["code"].values())
+        acts = sum(1 for d in found["behaviour"].values() for p in d["pairs"] if p["shared"] >= 2)
+        print(f"similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
+              f"({found['seconds']:.1f} s; evidence, never a penalty: see class.html#similarity)")
     return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
+
+
+def pristine_stubs(course: Path) -> dict[str, str]:
+    """Drill id -> its stub as handed out (what a submission's similarity leaves out)."""
+    stubs = {}
+    for drill in exercise_tests(course):
+        path = course / "exercises" / f"{drill}.py"
+        try:
+            stubs[drill] = stub_source(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+    return stubs
 
 
 @contextmanager
