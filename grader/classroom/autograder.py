@@ -127,14 +127,17 @@ cd "$ROOT" || exit 0
 "$PYTHON" -I -m grader.classroom.autograder --root "$ROOT"
 if [ ! -s "$ROOT/results/results.json" ]; then  # the grader could not even start
   cat > "$ROOT/results/results.json" <<'EOF'
-{"output": "The autograder could not start, so this submission was not graded. This is a problem
-   with the grader, not with your work: your instructor can see it and will grade your submission again.",
- "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
- "extra_data": {"torchdrill": "grader_failed"}}
+__FALLBACK__
 EOF
 fi
 exit 0
 """
+
+
+def run_script() -> str:
+    """``run_autograder``, with the result it writes when Python cannot even start."""
+    fallback = json.dumps(grader_failed_result("the autograder's Python could not start"))
+    return RUN_AUTOGRADER.replace("__FALLBACK__", fallback)
 
 
 # ------------------------------------------------------------------ building the zip
@@ -145,7 +148,7 @@ def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DE
     members: dict[str, tuple[bytes, int]] = {}  # name -> (bytes, mode)
     setup = SETUP_SH.replace("__TORCH_INDEX__", torch_index).replace("__TORCH__", torch_pin)
     members["setup.sh"] = (setup.encode(), 0o755)
-    members["run_autograder"] = (RUN_AUTOGRADER.encode(), 0o755)
+    members["run_autograder"] = (run_script().encode(), 0o755)
     name, wheel = build_wheel(course)
     members[f"{PAYLOAD}/wheels/{name}"] = (wheel, 0o644)
     members[f"{PAYLOAD}/constraints.txt"] = ((course / "constraints.txt").read_bytes(), 0o644)
