@@ -57,7 +57,8 @@ DEFAULT_THRESHOLD = 0.6
 MIN_MATCH = 80  # filtered characters matched, at least, for a pair to be flagged
 COMMON_SHARE = 0.5
 COMMON_MIN = 10
-TOP_PAIRS = 5  # pairs of each kind shown per drill (every flagged pair is kept)
+TOP_PAIRS = 5  # pairs of each kind shown side by side per drill: the flagged first
+MAX_LISTED = 1000  # pairs per drill listed in similarity.csv (every flagged one, up to this)
 MAX_CODE_CHARS = 20_000  # of a file shown side by side
 RARE_SHARE = 0.1
 _BASE = np.uint64(1_000_003)
@@ -161,8 +162,9 @@ def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
     """Pairs of students whose file of ``drill`` is unusually similar (module docstring).
 
     ``sources``: student -> that file's code (students whose file is the stub, or who
-    have none, are left out by the caller). Returns the drill's figures and its top
-    pairs, every flagged one included, with the matched regions of both files."""
+    have none, are left out by the caller). Returns the drill's figures, its top pairs
+    (``top``, flagged first, with both files and their matched regions) and every
+    flagged pair with the best others (``listed``, for similarity.csv)."""
     from copydetect import compare_files
 
     stub_hashes = all_kgrams(stub) if stub else np.zeros(0, dtype=np.int64)
@@ -188,15 +190,17 @@ def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
     rows.sort(key=lambda r: (-r["score"], -r["matched"], r["a"], r["b"]))
     pairs_total = len(prints) * (len(prints) - 1) // 2
     scores = sorted([r["score"] for r in rows] + [0.0] * (pairs_total - len(rows)))
-    shown = [r for r in rows if r["flagged"]] or []
-    shown += [r for r in rows if not r["flagged"] and r["score"] > 0][:max(0, TOP_PAIRS - len(shown))]
+    flagged = [r for r in rows if r["flagged"]]
+    others = [r for r in rows if not r["flagged"] and r["score"] > 0]
+    listed = [{k: v for k, v in r.items() if not k.endswith("_spans")}
+              for r in (flagged + others[:TOP_PAIRS])[:MAX_LISTED]]
+    shown = (flagged + others)[:TOP_PAIRS]
     for r in shown:
         r["a_code"] = sources[r["a"]][:MAX_CODE_CHARS]
         r["b_code"] = sources[r["b"]][:MAX_CODE_CHARS]
     return {"drill": drill, "students": len(prints), "pairs": pairs_total,
             "median": round(scores[len(scores) // 2], 4) if scores else None,
-            "common_fingerprints": len(common),
-            "flagged": sum(1 for r in rows if r["flagged"]), "top": shown}
+            "common_fingerprints": len(common), "flagged": len(flagged), "top": shown, "listed": listed}
 
 
 def _spans(slices: Any) -> list[list[int]]:

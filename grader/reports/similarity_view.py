@@ -46,7 +46,9 @@ def view(similarity: dict[str, Any] | None) -> dict[str, Any] | None:
         for p in c.get("top", []):
             pairs.append({**p, "a_html": marked(p.get("a_code", ""), p.get("a_spans", [])),
                           "b_html": marked(p.get("b_code", ""), p.get("b_spans", []))})
+        shown_flagged = sum(1 for p in pairs if p.get("flagged"))
         drills.append({"id": drill, "students": c.get("students", 0), "pairs_compared": c.get("pairs", 0),
+                       "more_flagged": c.get("flagged", 0) - shown_flagged,
                        "median": c.get("median"), "flagged": c.get("flagged", 0), "code_pairs": pairs,
                        "behaviour_pairs": b.get("pairs", []), "behaviour_total": b.get("pairs_total", 0),
                        "rare_limit": b.get("rare_limit"), "common": b.get("common", []),
@@ -61,7 +63,7 @@ def csv_rows(similarity: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per pair the report shows, code and behaviour alike, flagged first."""
     rows = []
     for drill, found in sorted((similarity.get("code") or {}).items()):
-        for p in found.get("top", []):
+        for p in found.get("listed", found.get("top", [])):
             rows.append({"drill": drill, "evidence": "code", "student_a": p["a"], "student_b": p["b"],
                          "score": p["score"], "flagged": "yes" if p["flagged"] else "no",
                          "detail": f"{p['a_share']:.0%} of {p['a']}'s code and {p['b_share']:.0%} of "
