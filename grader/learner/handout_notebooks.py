@@ -28,7 +28,11 @@ from grader.core import course as course_module
 from grader.core.stubs import stub_source
 
 NOTEBOOKS_DIR = "notebooks"
-TEST_PACKAGES = ("hypothesis", "pytest", "pytest-xdist", "rich", "jinja2", "nbformat")
+# Installed at the course's pinned versions: the grading depends on them (hypothesis' examples
+# on its version). The runtime's own packages are left alone unless missing: Colab's kernel
+# needs its own versions of what nbformat, rich and jinja2 pull in.
+TEST_PACKAGES = ("hypothesis", "pytest", "pytest-xdist")
+IF_MISSING = (("rich", "rich"), ("jinja2", "jinja2"), ("nbformat", "nbformat"))
 
 SETUP_CELL = '''# Set-up: run this cell once per session. It finds this course's handout (or downloads it),
 # and installs torchdrill's grader and its pinned test tools; torch is the runtime's own.
@@ -59,15 +63,16 @@ def _handout():
 COURSE = _handout()
 os.environ["TORCHDRILL_COURSE"] = str(COURSE)
 try:
-    import grader, hypothesis, pytest, rich  # noqa: F401, E401
+    import grader, hypothesis, nbformat, pytest, rich  # noqa: F401, E401
 except ImportError:
+    import importlib, importlib.util, site
     pins = [line for line in (COURSE / "constraints.txt").read_text().splitlines()
             if line and not line.startswith(("#", "torch=="))]
     (COURSE / ".notebook-constraints.txt").write_text("\\n".join(pins) + "\\n")
     pip = [sys.executable, "-m", "pip", "install", "-q", "-c", str(COURSE / ".notebook-constraints.txt")]
-    subprocess.check_call([*pip, *{packages!r}])
+    missing = [name for name, module in {if_missing!r} if importlib.util.find_spec(module) is None]
+    subprocess.check_call([*pip, *{packages!r}, *missing])
     subprocess.check_call([*pip, "--no-deps", "-e", str(COURSE)])
-    import site, importlib
     importlib.reload(site)
 if str(COURSE) not in sys.path:
     sys.path.insert(0, str(COURSE))
@@ -120,7 +125,8 @@ def topic_notebook(root: Path, topic: course_module.Topic, course_title: str, ha
             "properties run too.\n\nHand in this notebook as it is: the grader reads your "
             "functions from their cells (the last definition of each counts) and never runs the "
             "rest."),
-        nbformat.v4.new_code_cell(SETUP_CELL.format(url=handout_url, packages=list(TEST_PACKAGES)).rstrip("\n")),
+        nbformat.v4.new_code_cell(SETUP_CELL.format(url=handout_url, packages=list(TEST_PACKAGES),
+                                                     if_missing=list(IF_MISSING)).rstrip("\n")),
         *drill_cells,
     ]
     for i, cell in enumerate(nb.cells):  # stable ids: the same course writes the same notebooks
