@@ -443,7 +443,7 @@ def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "")
     target = _new_folder(out)
     staging = Path(tempfile.mkdtemp(prefix=".torchdrill-release-", dir=target.parent))
     try:
-        _write_handout(root, staging, course, filtered, public)
+        _write_handout(root, staging, course, filtered, public, notebooks)
         if notebooks:
             write_notebooks(root, staging, course, handout_url)
         leaks = find_leaks(staging, root, hidden_names(filtered))
@@ -487,7 +487,7 @@ def _new_folder(out: Path) -> Path:
 
 
 def _write_handout(root: Path, out: Path, course: course_module.Course,
-                   filtered: dict[Path, Filtered], public: dict[str, list[str]]) -> None:
+                   filtered: dict[Path, Filtered], public: dict[str, list[str]], notebooks: bool = False) -> None:
     write_stubs(root, out / "exercises")  # the stubs as handed out, whatever exercises/ holds now
     _copy_tree(root / "grader", out / "grader", lambda p: p.relative_to(root / "grader").parts[0] != "tests")
     for path in course_test_files(root):
@@ -506,7 +506,7 @@ def _write_handout(root: Path, out: Path, course: course_module.Course,
             shutil.copy2(path, out / path.name)
     _student_pyproject(out / "pyproject.toml")
     (out / "tox.ini").write_text(student_tox_ini(root / "tox.ini"), encoding="utf-8")
-    (out / "README.md").write_text(student_readme(root, course, public), encoding="utf-8")
+    (out / "README.md").write_text(student_readme(root, course, public, notebooks), encoding="utf-8")
 
 
 def _copy_tree(src: Path, dst: Path, keep) -> None:
@@ -565,7 +565,8 @@ def _ini_section(name: str, options: dict[str, str]) -> list[str]:
     return out + [""]
 
 
-def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]]) -> str:
+def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]],
+                   notebooks: bool = False) -> str:
     """README.md of a handout, from ``grader/templates/student_README.md.j2``."""
     import jinja2
 
@@ -578,7 +579,7 @@ def student_readme(root: Path, course: course_module.Course, public: dict[str, l
     total = sum(d["points"] or 0 for t in topics for d in t["drills"])
     first = course.drills[0] if course.drills else None
     return env.get_template(README_TEMPLATE.name).render(
-        title=course.title, topics=topics, total=total,
+        title=course.title, topics=topics, total=total, notebooks=notebooks,
         first=first.name if first else "NAME", first_id=first.id if first else "topic/NAME")
 
 

@@ -41,6 +41,7 @@ def test_one_notebook_per_topic_with_spec_stub_and_check_for_each_drill(handout)
             assert spec.cell_type == "markdown" and spec.source.startswith(f"## `{drill.id}`")
             assert stub.cell_type == "code" and "raise NotImplementedError" in stub.source
             assert check.source == f'check("{drill.id}")'
+    assert "## In Jupyter or Colab" in (handout / "README.md").read_text()
 
 
 def _output(cell: Any) -> str:
