@@ -216,7 +216,13 @@ class _Broken:
 
 def clean_magics(source: str) -> tuple[str | None, str]:
     """The cell's Python with shell and magic lines as ``pass`` (line numbers kept),
-    or (None, why) for a cell magic whose body is not Python."""
+    or (None, why) for a cell magic whose body is not Python. A cell that parses as
+    Python is left as it is (a continuation line may start with ``%``)."""
+    try:
+        ast.parse(source)
+        return source, ""
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     lines = source.split("\n")
     first = lines[0].strip() if lines else ""
     if first.startswith("%%"):

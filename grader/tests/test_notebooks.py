@@ -74,6 +74,8 @@ def test_magics_keep_line_numbers_and_cell_magics_that_are_not_python_are_skippe
     python, _ = notebooks.clean_magics("x = 1\n!ls\n  %time f()\nfiles = !ls\nhelp?\ny = a != b\nz %= 2")
     assert python.split("\n") == ["x = 1", "pass", "  pass", "pass", "pass", "y = a != b", "z %= 2"]
     assert notebooks.clean_magics("%%bash\necho hi")[0] is None
+    python_as_is = 'text = ("%d drills"\n        % 3)\nwhat = "why?"\n'
+    assert notebooks.clean_magics(python_as_is)[0] == python_as_is
     assert notebooks.clean_magics("%%time\nx = 1")[0] == "\nx = 1"
 
 
