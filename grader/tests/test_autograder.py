@@ -121,11 +121,17 @@ def test_a_notebook_is_read_without_running_it_and_graded(autograder_zip, tmp_pa
     assert details["exercises"][0]["source"]["functions"] == [{"name": "one_hot", "cell": 3, "line": 6}]
 
 
-def test_loose_drill_files_are_put_where_they_belong(autograder_zip, tmp_path):
-    root = fake_tree(tmp_path, autograder_zip)
-    (root / "submission" / "one_hot.py").write_text(reference())
-    result, _ = run_autograder(root)
-    assert result["score"] == 10
+def test_loose_drill_files_are_put_where_they_belong(tmp_path):
+    """Uploading files one by one gives ``one_hot.py`` at the top (found without grading)."""
+    from grader.classroom import autograder, submissions
+    from grader.core.course import exercise_tests
+
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / "one_hot.py").write_text(reference())
+    (tmp_path / "submission" / "notes.md").write_text("my notes")
+    (tmp_path / "work").mkdir()
+    entry = autograder.locate(tmp_path / "submission", list(exercise_tests(REPO)), tmp_path / "work")
+    assert submissions.files(entry) == {f"{DRILL}.py": reference().encode()}
 
 
 def test_a_submission_without_drills_scores_zero_and_says_why(autograder_zip, tmp_path):

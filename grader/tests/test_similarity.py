@@ -21,7 +21,7 @@ from grader.tests.grading import REPO
 from grader.tests.shared import shared
 
 INDEPENDENT = REPO / "grader" / "tests" / "data" / "similarity"  # correct solutions written apart
-ONLY = ["tensors/one_hot", "tensors/contiguity", "tensors/padding"]
+ONLY = ["tensors/one_hot", "tensors/contiguity"]
 
 
 def reference(drill: str) -> str:
@@ -90,7 +90,7 @@ def _class(folder: Path) -> None:
     put("carol", {d: (INDEPENDENT / f"{d}.py").read_text() for d in ONLY})
     put("dave", {"tensors/one_hot": mutant})
     put("frank", {"tensors/one_hot": disguise(mutant, seed=5) + '\nNOTE = "</pre><script>alert(1)</script>"\n'})
-    cells = [("markdown", "# drills")] + [("code", (INDEPENDENT / f"{d}.py").read_text()) for d in ONLY[:2]]
+    cells = [("markdown", "# drills")] + [("code", (INDEPENDENT / f"{d}.py").read_text()) for d in ONLY]
     (folder / "erin.ipynb").write_text(notebooks.dumps_cells(cells))  # carol's code, in a notebook
 
 
