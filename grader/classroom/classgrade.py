@@ -365,8 +365,12 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                 return 130
             found = None
             if not args.no_similarity:
-                found = similarity.analyse(book.current(), grading.sources, pristine_stubs(course),
-                                           args.similarity_threshold)
+                try:
+                    found = similarity.analyse(book.current(), grading.sources, pristine_stubs(course),
+                                               args.similarity_threshold)
+                except Exception as exc:  # noqa: BLE001 - evidence is extra: the grades and reports go on
+                    console.print(f"[yellow]similarity[/]: not computed ({type(exc).__name__}: {exc})",
+                                  highlight=False)
             written = publish(book, out, course, "gradescope" in (args.format or []), found,
                               reuse=not args.no_similarity)
             current = book.current()
