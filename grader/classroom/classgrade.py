@@ -342,6 +342,9 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    if not 0 < args.similarity_threshold <= 1:
+        raise UsageError(f"--similarity-threshold is a share of a student's code, more than 0 and at "
+                         f"most 1 (got {args.similarity_threshold:g})")
     check_templates(course)  # a missing template is reported now, not after grading
     pytest_args = grading_args(course, args.only, 0, args.profile,
                                options.pytest_args(args, args.isolation))
