@@ -336,6 +336,26 @@ def grade_submission(root: Path, config: dict[str, Any]) -> dict[str, Any]:
     return results  # type: ignore[no-any-return]
 
 
+def notebook_note(results: dict[str, Any]) -> str:
+    """For a notebook: which cell each graded function came from (empty otherwise)."""
+    lines = []
+    for ex in results.get("exercises", []):
+        source = ex.get("source")
+        if not source:
+            continue
+        where = [f"{f['name']}() cell {f['cell']}, line {f['line']}" for f in source.get("functions", [])]
+        where += [f"{name}() not defined (graded as the stub)" for name in source.get("from_stub", [])]
+        if source.get("problem"):
+            where.append(source["problem"])
+        lines.append(f"{ex['id']}: " + "; ".join(where))
+    if not lines:
+        return ""
+    notebook = next(ex["source"]["notebook"] for ex in results["exercises"] if ex.get("source"))
+    return (f"\n\nRead from your notebook {notebook} (cells counted from 1, markdown cells "
+            "included; the last definition of each function counts, other code is not run):\n"
+            + "\n".join(lines))
+
+
 def not_gradable_result(reason: str, drills: list[str]) -> dict[str, Any]:
     example = drills[0] if drills else "topic/drill"
     return {
@@ -371,6 +391,7 @@ def run(root: Path) -> dict[str, Any]:
         results = grade_submission(root, config)
         results_module.write(results, results_dir / "torchdrill-results.json")  # for the instructor
         answer = exports.gradescope(results)
+        answer["output"] += notebook_note(results)
         print(f"graded: {results['score']:g} / {results['max_score']:g}")
     except NotGradable as exc:
         answer = not_gradable_result(str(exc), drills)

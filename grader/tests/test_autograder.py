@@ -119,6 +119,8 @@ def test_a_notebook_is_read_without_running_it_and_graded(autograder_zip, tmp_pa
     assert not marker.exists()
     details = json.loads((root / "results" / "torchdrill-results.json").read_text())
     assert details["exercises"][0]["source"]["functions"] == [{"name": "one_hot", "cell": 3, "line": 6}]
+    assert "Read from your notebook homework.ipynb" in result["output"]
+    assert "tensors/one_hot: one_hot() cell 3, line 6" in result["output"]
 
 
 def test_loose_drill_files_are_put_where_they_belong(tmp_path):
