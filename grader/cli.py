@@ -13,7 +13,7 @@ import argparse
 import sys
 
 import grader
-from grader.classroom import classgrade
+from grader.classroom import autograder, classgrade
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_USAGE, UsageError
 from grader.grading import commands, options
 from grader.grading.run import GraderFailed
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     _release(sub)
     _grade_all(sub)
     _merge(sub)
+    _gradescope_autograder(sub)
     return parser
 
 
@@ -55,7 +56,9 @@ def _grade(sub: argparse._SubParsersAction) -> None:
                        description="Grade one submission: a folder laid out like exercises/. "
                                    "Exits 0 whenever grading worked, whatever the score.")
     g.add_argument("submission", nargs="?", default="exercises",
-                   help="folder to grade (default: exercises; 'reference' grades the reference)")
+                   help="folder to grade, or a Jupyter notebook (.ipynb) whose cells define the "
+                        "drills' functions: read, never run, then graded in the sandbox "
+                        "(default: exercises; 'reference' grades the reference)")
     g.add_argument("--out", metavar="DIR", help="where results.json goes (default: reports/)")
     g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
                    help="grade only these exercises, e.g. tensors/one_hot")
@@ -165,6 +168,13 @@ def _release(sub: argparse._SubParsersAction) -> None:
                     "(the ref fixture) are left out, with what only they use; the folder is "
                     "checked for reference code and hidden test names before it is written.")
     rel.add_argument("out", metavar="OUT", help="folder to create (must not exist, or be empty)")
+    rel.add_argument("--notebooks", action="store_true",
+                     help="also write OUT/notebooks/<topic>.ipynb, one Jupyter/Colab notebook per "
+                          "topic: a set-up cell, and for each drill its spec, its stub and a "
+                          "check(...) cell that grades it from inside the notebook")
+    rel.add_argument("--handout-url", metavar="URL",
+                     help="where the notebooks' set-up cell downloads the handout when it is not "
+                          "around the notebook (Colab): a .zip or a git repository you publish")
     rel.add_argument("--course", metavar="DIR", help="course folder (default: found from the "
                                                      "current folder upwards)")
     rel.set_defaults(run=release.cmd_release)
@@ -176,9 +186,10 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser(
         "grade-all", help="grade a whole class into a gradebook, reports and a grades CSV",
         description="Grade every submission in SUBMISSIONS (one folder laid out like "
-                    "exercises/, or a .zip of one, per student; the student id is the entry's "
-                    "name). Writes DIR/gradebook.sqlite, DIR/students/ID/index.html, "
-                    "DIR/class.html and DIR/grades.csv. Stopped or killed, the same command "
+                    "exercises/, a .zip of one, or a Jupyter notebook, per student; the student id "
+                    "is the entry's name). Writes DIR/gradebook.sqlite, DIR/students/ID/index.html, "
+                    "DIR/class.html (with similarity evidence), DIR/grades.csv and "
+                    "DIR/similarity.csv. Stopped or killed, the same command "
                     "finishes the rest: submissions already graded with the same tests are "
                     "skipped.")
     g.add_argument("submissions", metavar="SUBMISSIONS", help="folder with one entry per student")
@@ -202,6 +213,16 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
         "submission; only for code you trust)"))
     g.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
+    g.add_argument("--no-similarity", action="store_true",
+                   help="skip the similarity evidence (class.html's Similarity section, "
+                        "DIR/similarity.csv): pairs of students whose code or wrong answers look "
+                        "alike, computed on this machine")
+    g.add_argument("--similarity-threshold", type=float, default=classgrade.similarity.DEFAULT_THRESHOLD,
+                   metavar="SHARE",
+                   help="flag a pair whose code matches at least this share of one student's code "
+                        "once the stub, names, comments and layout are left out (default "
+                        f"{classgrade.similarity.DEFAULT_THRESHOLD:g}); flags are evidence for a "
+                        "person, never a penalty")
     g.set_defaults(run=classgrade.cmd_grade_all)
 
 
@@ -221,3 +242,24 @@ def _merge(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
     m.set_defaults(run=classgrade.cmd_merge)
+
+
+def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:
+    g = sub.add_parser(
+        "gradescope-autograder", help="write a Gradescope autograder zip for this course",
+        description="Write OUT.zip for a Gradescope programming assignment: setup.sh installs "
+                    "the pinned CPU torch and this course's torchdrill (a wheel inside the zip); "
+                    "run_autograder grades /autograder/submission (exercise files, a handout "
+                    "folder, a .zip or a notebook) in the sandbox with every test, hidden ones "
+                    "shown after grades are published, and always writes results.json.")
+    g.add_argument("out", metavar="OUT.zip", help="the zip to write (replaced if it exists)")
+    g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
+                   help="the assignment's drills, e.g. tensors/one_hot tensors/padding "
+                        "(default: every drill of the course)")
+    options.add_to_parser(g, isolation_default="sandbox", isolation_help=(
+        "where submissions' code runs on Gradescope (default sandbox: confined workers, "
+        "with whichever layers Gradescope's machine offers; process: unconfined workers)"))
+    g.add_argument("--torch-index", metavar="URL", default=autograder.DEFAULT_TORCH_INDEX,
+                   help="the package index setup.sh installs torch's CPU build from (default: "
+                        "PyTorch's CPU wheel index; PyPI's Linux torch pulls the CUDA packages)")
+    g.set_defaults(run=autograder.cmd_gradescope_autograder)

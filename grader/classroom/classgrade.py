@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
+import json
 import os
 import statistics
 import time
@@ -42,12 +43,15 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader.classroom import gradeproc, submissions
+from grader.classroom import gradeproc, similarity, submissions
 from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.core import notebooks
 from grader.core import results as results_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
+from grader.core.files import write_atomically
 from grader.core.results import fold, replace_exercises
+from grader.core.stubs import stub_source
 from grader.grading import options
 from grader.grading.commands import check_templates
 from grader.grading.run import grading_args
@@ -57,6 +61,7 @@ GRADEBOOK = "gradebook.sqlite"
 STUDENTS = "students"
 CLASS_REPORT = "class.html"
 GRADES_CSV = "grades.csv"
+SIMILARITY_JSON = "similarity.json"
 CUDA_MARKER = "cuda"
 
 
@@ -70,6 +75,7 @@ class Job:
     gpu: bool = False  # the cuda-only part, for a GPU worker
     attempted: int = 0  # drills whose file is not the stub: the dearest go first
     earlier: dict[str, Any] | None = None  # this content's results already recorded (--only)
+    notebook: dict[str, Any] | None = None  # a notebook's cells per function (Extraction.as_json)
 
 
 @dataclass
@@ -157,6 +163,8 @@ class ClassGrading:
         self.only, self.force = only, force
         self.suite = results_module.suite_hash(course / "tests")
         self.wanted = set(only or exercise_tests(course))
+        self.stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))
+        self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
 
     def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
@@ -169,11 +177,17 @@ class ClassGrading:
             if entry.problem:
                 self._problem(book, entry.student, entry.problem)
                 continue
+            notebook = None
             try:
-                files = submissions.files(entry)
+                if entry.notebook is not None:  # read with nbformat and ast: no cell runs here
+                    extraction = submissions.notebook(entry, self.stubs)
+                    files, notebook = extraction.files, extraction.as_json()
+                else:
+                    files = submissions.files(entry)
             except submissions.SubmissionProblem as exc:
                 self._problem(book, entry.student, str(exc))
                 continue
+            self.sources[entry.student] = files
             digest = submissions.content_hash(files)
             earlier = (current[entry.student]
                        if book.is_graded(entry.student, digest, self.suite) else None)
@@ -187,11 +201,12 @@ class ClassGrading:
                        "isolation": self.isolation, "args": self.pytest_args,
                        "files": base64.b64encode(submissions.pack(files)).decode()}
             attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
-            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier))
+            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier,
+                            notebook=notebook))
             if gpu:
                 jobs.append(Job(entry.student, digest,
                                 {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]},
-                                gpu=True, attempted=attempted, earlier=earlier))
+                                gpu=True, attempted=attempted, earlier=earlier, notebook=notebook))
         # Longest first, so no worker is left with a long grading at the end while the
         # others idle. A stub's drill is graded in a blink ("not attempted" at the first
         # call), so the number of drills that differ from their stub is the estimate.
@@ -246,6 +261,8 @@ class ClassGrading:
         results["environment"]["grading"] = {  # where it ran, for the instructor's record
             "worker": answer.get("worker"),
             **({"cuda_worker": answers[True].get("worker")} if True in answers else {})}
+        if job.notebook is not None:  # which cell each function came from
+            results = notebooks.annotate(results, job.notebook)
         if job.earlier is not None:  # --only: the exercises not graded now stay as they were
             results = replace_exercises(job.earlier, results)
         write_student(self.out, self.course, student, results)
@@ -267,14 +284,28 @@ def write_student(out: Path, course: Path, student: str, results: dict[str, Any]
     return report_module.write_report(results, folder, course)
 
 
-def publish(book: Gradebook, out: Path, course: Path, gradescope: bool) -> dict[str, Path]:
-    """The class report and the exports, from the gradebook's current results."""
-    from grader.reports import classreport, exports
+def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
+            found: dict[str, Any] | None = None, reuse: bool = True) -> dict[str, Path]:
+    """The class report and the exports, from the gradebook's current results; with
+    ``found`` (``similarity.analyse``'s evidence), its section, similarity.json and
+    similarity.csv; without it, the similarity.json an earlier run left (``reuse``),
+    with its behaviour evidence made again from the current results."""
+    from grader.reports import classreport, exports, similarity_view
 
     current = book.current()
     problems = book.problems()
-    written = {"class report": classreport.write_class_report(current, problems, out, course),
+    stored = out / SIMILARITY_JSON
+    if found is None and reuse and stored.is_file():
+        try:
+            found = similarity.refresh(json.loads(stored.read_text(encoding="utf-8")), current)
+        except (OSError, ValueError):
+            found = None
+    written = {"class report": classreport.write_class_report(current, problems, out, course,
+                                                              similarity=found),
                "grades": exports.write_grades_csv(current, out / GRADES_CSV)}
+    if found is not None:
+        write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
+        written["similarity"] = similarity_view.write_csv(found, out / similarity_view.CSV_NAME)
     if gradescope:
         paths = exports.write_gradescope_class(current, out)
         if paths:
@@ -311,6 +342,9 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    if not 0 < args.similarity_threshold <= 1:
+        raise UsageError(f"--similarity-threshold is a share of a student's code, more than 0 and at "
+                         f"most 1 (got {args.similarity_threshold:g})")
     check_templates(course)  # a missing template is reported now, not after grading
     pytest_args = grading_args(course, args.only, 0, args.profile,
                                options.pytest_args(args, args.isolation))
@@ -332,12 +366,38 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                 console.print(f"interrupted: {len(grading.tally.graded)} graded and recorded; "
                               "run the same command again to grade the rest")
                 return 130
-            written = publish(book, out, course, "gradescope" in (args.format or []))
+            found = None
+            if not args.no_similarity:
+                try:
+                    found = similarity.analyse(book.current(), grading.sources, pristine_stubs(course),
+                                               args.similarity_threshold)
+                except Exception as exc:  # noqa: BLE001 - evidence is extra: the grades and reports go on
+                    console.print(f"[yellow]similarity[/]: not computed ({type(exc).__name__}: {exc})",
+                                  highlight=False)
+            written = publish(book, out, course, "gradescope" in (args.format or []), found,
+                              reuse=not args.no_similarity)
             current = book.current()
     finally:
         runner.close()
     _summary(grading.tally, current, written, out, time.perf_counter() - started)
+    if found is not None:
+        code = sum(d["flagged"] for d in found["code"].values())
+        acts = sum(1 for d in found["behaviour"].values() for p in d["pairs"] if p["shared"] >= 2)
+        print(f"similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
+              f"({found['seconds']:.1f} s; evidence, never a penalty: see class.html#similarity)")
     return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
+
+
+def pristine_stubs(course: Path) -> dict[str, str]:
+    """Drill id -> its stub as handed out (what a submission's similarity leaves out)."""
+    stubs = {}
+    for drill in exercise_tests(course):
+        path = course / "exercises" / f"{drill}.py"
+        try:
+            stubs[drill] = stub_source(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+    return stubs
 
 
 @contextmanager

@@ -18,7 +18,13 @@ Where the exercises may sit, in a folder or a zip alike (the "root"):
 
 Exactly one of these may hold exercise files (``<root>/<exercise id>.py``);
 two are ambiguous and deeper is refused, each with a sentence that says what
-was found where. Only the sources under the root are read, by the one rule
+was found where.
+
+A notebook is a submission too: an entry ``alice.ipynb``, or a folder or zip with
+no exercise file and exactly one ``.ipynb`` at one of those places. Its code is
+read by ``grader.core.notebooks`` (nbformat and ``ast``: no cell ever runs on this
+side) into exercise files (``notebook``), which are then hashed, packed and
+graded like any other. Only the sources under the root are read, by the one rule
 ``grader.core.sources`` gives (the sandbox copies by it too): ``.py`` files, no
 dotfiles or dot folders, no symbolic links, a file over ``MAX_SOURCE_BYTES``
 skipped, at most ``MAX_SUBMISSION_BYTES`` in all.
@@ -53,6 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Literal
 
+from grader.core import notebooks
 from grader.core.files import remove_tree
 from grader.core.sources import (
     IGNORED_NAMES,
@@ -84,7 +91,7 @@ READ_COMPRESSION = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate
 PACK_TIME = (1980, 1, 1, 0, 0, 0)  # the zip format's earliest date: packs do not depend on clocks
 
 
-Kind = Literal["folder", "zip", "other"]
+Kind = Literal["folder", "zip", "notebook", "other"]
 
 
 # An entry is not a gradable submission, or became unreadable; one sentence naming it.
@@ -106,6 +113,7 @@ class Entry:
     kind: Kind
     problem: str | None = None
     root: str = ""
+    notebook: str | None = None  # the notebook graded (a path in the folder or zip), if any
 
     @property
     def label(self) -> str:
@@ -128,17 +136,27 @@ def discover(folder: Path, exercise_ids: Collection[str]) -> list[Entry]:
     return sorted(entries, key=lambda e: (e.student, e.source.name))
 
 
-def _entry(path: Path, exercise_ids: list[str]) -> Entry:
+def entry_of(path: Path, exercise_ids: Collection[str], student: str) -> Entry:
+    """One submission that is not one entry of a class folder (the Gradescope
+    autograder's ``/autograder/submission``, or a zip or notebook inside it), as
+    ``discover`` would read it, for ``student``: every check but the id rule."""
+    return _entry(path, sorted(set(exercise_ids)), student=student)
+
+
+def _entry(path: Path, exercise_ids: list[str], student: str | None = None) -> Entry:
     entry = _classify(path)
-    if entry.problem is None:
+    if student is not None:
+        entry.student = student
+    elif entry.problem is None:
         entry.problem = student_id_problem(entry.student)
         if entry.problem is not None:
             entry.problem = f"{entry.label}: {entry.problem}"
-    if entry.problem is None:
+    if entry.problem is None and entry.kind != "notebook":
         try:
             listing = _listing(entry)
             entry.root = _locate(entry, listing, exercise_ids)
-            _selected(entry, listing)
+            if entry.notebook is None:
+                _selected(entry, listing)
         except SubmissionProblem as exc:
             entry.problem = str(exc)
         except OSError as exc:
@@ -167,9 +185,15 @@ def _classify(path: Path) -> Entry:
         if not stat.S_ISREG(mode):
             entry.problem = f"{name} is not a regular file"
         return entry
+    if notebooks.is_notebook_name(name):
+        entry = Entry(name[: -len(notebooks.NOTEBOOK_SUFFIX)], path, "notebook", notebook=name)
+        if not stat.S_ISREG(mode):
+            entry.problem = f"{name} is not a regular file"
+        return entry
     what = "a file" if stat.S_ISREG(mode) else "a special file (not a regular file)"
-    return Entry(name, path, "other", f"{name} is {what}, neither a folder nor a .zip file: "
-                                      "only folders laid out like exercises/ and .zip files of one are graded")
+    return Entry(name, path, "other", f"{name} is {what}, neither a folder, a .zip file nor a notebook: "
+                                      "only folders laid out like exercises/, .zip files of one and "
+                                      ".ipynb notebooks are graded")
 
 
 def _is_zip_name(name: str) -> bool:
@@ -340,6 +364,13 @@ def _locate(entry: Entry, listing: Listing, exercise_ids: list[str]) -> str:
         copies = [f"{r}/{found[0]}.py" if r else f"{found[0]}.py" for r, found in hits.items()]
         raise SubmissionProblem(f"{entry.label} has exercise files in {len(hits)} places "
                                 f"({', '.join(copies)}): keep one copy of the exercise folders")
+    found_notebooks = _notebooks(listing)
+    if len(found_notebooks) == 1:
+        entry.notebook = found_notebooks[0]
+        return str(PurePosixPath(found_notebooks[0]).parent).removeprefix(".")
+    if found_notebooks:
+        raise SubmissionProblem(f"{entry.label} has no exercise file and {len(found_notebooks)} "
+                                f"notebooks ({', '.join(found_notebooks[:4])}): hand in one notebook")
     deep = _too_deep(paths, exercise_ids)
     if deep:
         exercise, prefix = deep
@@ -352,6 +383,18 @@ def _locate(entry: Entry, listing: Listing, exercise_ids: list[str]) -> str:
     raise SubmissionProblem(f"{entry.label} has no exercise file: expected e.g. {example}.py at the "
                             f"top of the {where}, under exercises/, or under one top folder"
                             + _no_exercise_hints(listing, exercise_ids))
+
+
+def _notebooks(listing: Listing) -> list[str]:
+    """The notebooks at the accepted roots (``.ipynb_checkpoints`` copies are hidden)."""
+    roots = set(_candidate_roots(listing.members))
+    found = []
+    for member in listing.members:
+        if notebooks.is_notebook_name(member.path):
+            folder = str(PurePosixPath(member.path).parent)
+            if (folder if folder != "." else "") in roots:
+                found.append(member.path)
+    return sorted(found)
 
 
 def _too_deep(paths: set[str], exercise_ids: list[str]) -> tuple[str, str] | None:
@@ -431,6 +474,8 @@ def files(entry: Entry) -> dict[str, bytes]:
     cannot be read now."""
     if entry.problem is not None:
         raise SubmissionProblem(entry.problem)
+    if entry.notebook is not None:
+        raise SubmissionProblem(f"{entry.label} is a notebook: read it with notebook()")
     try:
         if entry.kind == "folder":
             return _read_folder(entry)
@@ -465,19 +510,60 @@ def _read_zip(entry: Entry) -> dict[str, bytes]:
     return _nonempty(entry, out)
 
 
-def _read_member(label: str, zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+def _read_member(label: str, zf: zipfile.ZipFile, info: zipfile.ZipInfo,
+                 limit: int = MAX_SOURCE_BYTES) -> bytes:
     """A member's bytes, never more than it declares (``zipfile`` stops there and
     checks the CRC) nor more than the cap."""
     try:
         with zf.open(info) as f:
-            data = f.read(MAX_SOURCE_BYTES + 1)
+            data = f.read(limit + 1)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError,
             RuntimeError, struct.error) as exc:
         raise SubmissionProblem(f"{label}: cannot read {info.filename} (zipfile says: {exc})") from None
-    if len(data) != info.file_size or len(data) > MAX_SOURCE_BYTES:
+    if len(data) != info.file_size or len(data) > limit:
         raise SubmissionProblem(f"{label}: {info.filename} holds {len(data):,} bytes, "
                                 f"not the {info.file_size:,} it declares")
     return data
+
+
+def notebook(entry: Entry, stubs: dict[str, notebooks.Stub]) -> notebooks.Extraction:
+    """A notebook submission read into exercise files (``grader.core.notebooks``: parsed,
+    never run), with the cell each function came from. Raises ``SubmissionProblem``
+    when it cannot be read or defines no drill's function."""
+    if entry.problem is not None:
+        raise SubmissionProblem(entry.problem)
+    if entry.notebook is None:
+        raise SubmissionProblem(f"{entry.label} holds no notebook")
+    name = PurePosixPath(entry.notebook).name
+    try:
+        data = _notebook_bytes(entry)
+        extraction = notebooks.extract(name, data, stubs)
+    except notebooks.NotebookProblem as exc:
+        raise SubmissionProblem(f"{entry.label}: {exc}") from None
+    except OSError as exc:
+        raise SubmissionProblem(f"{entry.label} cannot be read: {exc}") from None
+    if not extraction.files:
+        raise SubmissionProblem(f"{entry.label}: no cell of {name} defines a drill's function, "
+                                "so there is nothing to grade")
+    return extraction
+
+
+def _notebook_bytes(entry: Entry) -> bytes:
+    assert entry.notebook is not None
+    if entry.kind == "notebook":
+        return notebooks.read_bytes(entry.source)
+    if entry.kind == "folder":
+        return notebooks.read_bytes(entry.source.joinpath(*entry.notebook.split("/")))
+    with _open_zip(entry) as zf:
+        members = {m.path: m for m in _zip_listing(entry, zf).members}
+        member = members.get(entry.notebook)
+        if member is None or member.info is None:
+            raise SubmissionProblem(f"{entry.label} no longer holds {entry.notebook}")
+        if member.size > notebooks.MAX_NOTEBOOK_BYTES:
+            raise SubmissionProblem(f"{entry.label}: {entry.notebook} is {mib(member.size)} "
+                                    f"(at most {mib(notebooks.MAX_NOTEBOOK_BYTES)})")
+        _check_member(entry.label, member.info)
+        return _read_member(entry.label, zf, member.info, notebooks.MAX_NOTEBOOK_BYTES)
 
 
 def _nonempty(entry: Entry, out: dict[str, bytes]) -> dict[str, bytes]:

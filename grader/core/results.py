@@ -63,6 +63,9 @@ class ExerciseResult(TypedDict):
     static_flags: list[dict[str, Any]]  # ``grader.grading.scan`` findings, never scored
     tests: list[TestResult]
     hints_used: NotRequired[int]
+    # a notebook submission (``grader.core.notebooks``): the notebook, each graded
+    # function's cell and line, the functions taken from the stub; absent for .py files
+    source: NotRequired[dict[str, Any]]
 
 
 class Results(TypedDict):

@@ -9,10 +9,10 @@ import argparse
 from pathlib import Path
 
 from grader.core import results as results_module
-from grader.core.course import find_course, resolve_submission
+from grader.core.course import find_course
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.results import Results
-from grader.grading import options
+from grader.grading import intake, options
 from grader.grading.run import grade, isolation
 from grader.reports import exports, table
 from grader.reports import report as report_module
@@ -21,14 +21,16 @@ from grader.sandbox import zygote
 
 def cmd_grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
-    submission = resolve_submission(course, args.submission)
     out = Path(args.out) if args.out else course / "reports"
     check_templates(course)  # a missing template is reported now, not after grading
-    mode = isolation(args.isolation, course, submission)
-    if not args.workers:  # pytest runs here: its zygote imports torch while this process does
-        zygote.start_early(mode, args.sandbox_off or ())
-    results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
-                    profile=args.profile, extra_args=options.pytest_args(args, mode))
+    with intake.prepared(course, args.submission) as given:  # a notebook: read into exercise files
+        submission = given.folder
+        mode = isolation(args.isolation, course, submission)
+        if not args.workers:  # pytest runs here: its zygote imports torch while this process does
+            zygote.start_early(mode, args.sandbox_off or ())
+        results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
+                        profile=args.profile, extra_args=options.pytest_args(args, mode))
+        results = intake.finish(results, given, out.resolve() / "results.json")
     table.render(results, verbose=args.verbose)
     print(f"isolation: {table.isolation_summary(results)}")
     print(f"results: {out / 'results.json'}")

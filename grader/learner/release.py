@@ -37,6 +37,7 @@ from typing import Any
 from grader.core import course as course_module
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.stubs import write_stubs
+from grader.learner.handout_notebooks import NOTEBOOKS_DIR, write_notebooks
 
 REF_FIXTURE = "ref"
 COPIED_FILES = ("course.toml", "pyproject.toml", ".gitignore")
@@ -429,8 +430,9 @@ class Release:
     files: list[str]
 
 
-def build(root: Path, out: Path) -> Release:
-    """Write the handout of the course at ``root`` to the new folder ``out``."""
+def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "") -> Release:
+    """Write the handout of the course at ``root`` to the new folder ``out`` (with
+    ``notebooks``, also one notebook per topic: ``grader.learner.handout_notebooks``)."""
     course = _checked_course(root)
     filtered = filtered_tests(root)
     public = public_properties(root, filtered)
@@ -441,7 +443,9 @@ def build(root: Path, out: Path) -> Release:
     target = _new_folder(out)
     staging = Path(tempfile.mkdtemp(prefix=".torchdrill-release-", dir=target.parent))
     try:
-        _write_handout(root, staging, course, filtered, public)
+        _write_handout(root, staging, course, filtered, public, notebooks)
+        if notebooks:
+            write_notebooks(root, staging, course, handout_url)
         leaks = find_leaks(staging, root, hidden_names(filtered))
         if leaks:
             raise ReleaseError("the handout would leak:\n  " + "\n  ".join(leaks))
@@ -483,7 +487,7 @@ def _new_folder(out: Path) -> Path:
 
 
 def _write_handout(root: Path, out: Path, course: course_module.Course,
-                   filtered: dict[Path, Filtered], public: dict[str, list[str]]) -> None:
+                   filtered: dict[Path, Filtered], public: dict[str, list[str]], notebooks: bool = False) -> None:
     write_stubs(root, out / "exercises")  # the stubs as handed out, whatever exercises/ holds now
     _copy_tree(root / "grader", out / "grader", lambda p: p.relative_to(root / "grader").parts[0] != "tests")
     for path in course_test_files(root):
@@ -502,7 +506,7 @@ def _write_handout(root: Path, out: Path, course: course_module.Course,
             shutil.copy2(path, out / path.name)
     _student_pyproject(out / "pyproject.toml")
     (out / "tox.ini").write_text(student_tox_ini(root / "tox.ini"), encoding="utf-8")
-    (out / "README.md").write_text(student_readme(root, course, public), encoding="utf-8")
+    (out / "README.md").write_text(student_readme(root, course, public, notebooks), encoding="utf-8")
 
 
 def _copy_tree(src: Path, dst: Path, keep) -> None:
@@ -561,7 +565,8 @@ def _ini_section(name: str, options: dict[str, str]) -> list[str]:
     return out + [""]
 
 
-def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]]) -> str:
+def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]],
+                   notebooks: bool = False) -> str:
     """README.md of a handout, from ``grader/templates/student_README.md.j2``."""
     import jinja2
 
@@ -574,7 +579,7 @@ def student_readme(root: Path, course: course_module.Course, public: dict[str, l
     total = sum(d["points"] or 0 for t in topics for d in t["drills"])
     first = course.drills[0] if course.drills else None
     return env.get_template(README_TEMPLATE.name).render(
-        title=course.title, topics=topics, total=total,
+        title=course.title, topics=topics, total=total, notebooks=notebooks,
         first=first.name if first else "NAME", first_id=first.id if first else "topic/NAME")
 
 
@@ -589,13 +594,17 @@ def _drill_row(root: Path, drill: course_module.Drill, public: dict[str, list[st
 def cmd_release(args: argparse.Namespace) -> int:
     root = Path(args.course).resolve() if args.course else course_module.find_course(Path.cwd())
     try:
-        made = build(root, Path(args.out))
+        made = build(root, Path(args.out), notebooks=getattr(args, "notebooks", False),
+                     handout_url=getattr(args, "handout_url", None) or "")
     except ReleaseError as exc:
         raise UsageError(f"no release written: {exc}") from None
     print(f"release: {made.out} ({len(made.files)} files)")
     for drill, names in made.public.items():
         left_out = len(made.hidden.get(drill, []))
         print(f"  {drill}: {len(names)} public properties, {left_out} instructor-only left out")
+    notebooks = [f for f in made.files if f.startswith(f"{NOTEBOOKS_DIR}/")]
+    if notebooks:
+        print(f"notebooks: {', '.join(notebooks)} (one per topic: set-up, each drill's spec, stub and check)")
     print("checked: no reference code, no instructor-only test name; "
           f"grade it with `cd {made.out} && tox -e grade`")
     return EXIT_OK

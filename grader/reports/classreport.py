@@ -36,7 +36,7 @@ from markupsafe import Markup, escape
 
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.reports import present, report
+from grader.reports import present, report, similarity_view
 
 CLASS_TEMPLATE = "class.html.j2"
 CLASS_REPORT_NAME = "class.html"
@@ -418,7 +418,7 @@ def _integer_counts(ax: Any) -> None:
 # ------------------------------------------------------------------ page
 
 def render_html(results_by_student: dict[str, dict[str, Any]], problems: dict[str, str],
-                course: Path, *, title: str | None = None) -> str:
+                course: Path, *, title: str | None = None, similarity: dict[str, Any] | None = None) -> str:
     """The class page as one self-contained HTML document (same data, same bytes)."""
     folder = course / report.TEMPLATES_DIR
     if not (folder / CLASS_TEMPLATE).is_file():
@@ -436,11 +436,14 @@ def render_html(results_by_student: dict[str, dict[str, Any]], problems: dict[st
         sort_script=Markup(SORT_SCRIPT),
         student_href=student_href,
         top_inputs=TOP_INPUTS,
+        similarity=similarity_view.view(similarity),  # grader.classroom.similarity's evidence, if any
     )
 
 
 def write_class_report(results_by_student: dict[str, dict[str, Any]], problems: dict[str, str],
-                       out: Path, course: Path, *, title: str | None = None) -> Path:
+                       out: Path, course: Path, *, title: str | None = None,
+                       similarity: dict[str, Any] | None = None) -> Path:
     """Render and write ``out/class.html`` atomically; returns its path."""
     return write_atomically(out / CLASS_REPORT_NAME,
-                            render_html(results_by_student, problems, course, title=title))
+                            render_html(results_by_student, problems, course, title=title,
+                                        similarity=similarity))

@@ -132,6 +132,9 @@ def shape_text(shape: list[int] | None) -> str:
 def submission_file(results: dict[str, Any], exercise_id: str) -> str:
     """Where the learner edits this exercise: ``<submission>/<exercise id>.py``."""
     root = results.get("submission") or ""
+    exercise = next((e for e in results.get("exercises", []) if e.get("id") == exercise_id), None)
+    if exercise is not None and exercise.get("source"):  # a notebook: its functions are in cells
+        return str(exercise["source"].get("notebook") or root)
     if not root or (" " in root and root.endswith(")")):  # "exercises (default)"
         root = "exercises"
     return f"{root.rstrip('/')}/{exercise_id}.py"

@@ -11,6 +11,7 @@ is handed in as a ``.zip`` (every tenth as a zip of a handout folder,
 
 from __future__ import annotations
 
+import ast
 import shutil
 import zipfile
 from pathlib import Path
@@ -87,3 +88,54 @@ def _zip(folder: Path, target: Path) -> None:
         for path in sorted(folder.rglob("*")):
             if path.is_file():
                 archive.write(path, path.relative_to(folder).as_posix())
+
+
+# ------------------------------------------------------------------ disguised copies
+
+class _Renamer(ast.NodeTransformer):
+    """Renames every local variable of every function (never a parameter: tests may pass
+    arguments by keyword), as a student disguising a copy would."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+        stored = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Store)} - params)
+        mapping = {name: f"{name[:1]}_{self.seed}_{i}" for i, name in enumerate(stored)}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in mapping:
+                n.id = mapping[n.id]
+        return node
+
+
+def _independent(a: ast.stmt, b: ast.stmt) -> bool:
+    """Two assignments neither of which reads or writes what the other writes."""
+    if not (isinstance(a, ast.Assign) and isinstance(b, ast.Assign)):
+        return False
+    def names(node: ast.AST, ctx: type) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
+    wa, wb = names(a, ast.Store), names(b, ast.Store)
+    return not (wa & (names(b, ast.Load) | wb) or wb & names(a, ast.Load))
+
+
+def disguise(source: str, seed: int) -> str:
+    """``source`` with its local variables renamed, independent neighbouring assignments
+    swapped, its top-level functions in reverse order, comments and docstrings gone
+    and the layout ``ast.unparse`` gives: a copy that no longer looks like one."""
+    tree = _Renamer(seed).visit(ast.parse(source))
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = fn.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                body = body[1:] or [ast.Pass()]
+            for i in range(len(body) - 1):
+                if _independent(body[i], body[i + 1]):
+                    body[i], body[i + 1] = body[i + 1], body[i]
+            fn.body = body
+    heads = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    tree.body = [n for n in heads if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))] \
+        + functions[::-1]
+    return ast.unparse(tree) + "\n"

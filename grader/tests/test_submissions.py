@@ -152,7 +152,7 @@ def test_a_non_submission_does_not_stop_the_others(subs, monkeypatch):
     assert entries["alice"].problem is None and entries["frank"].problem is None
     assert submissions.files(entries["frank"]) == WORK
     assert "not a readable zip" in entries["bob"].problem
-    assert "neither a folder nor a .zip" in entries["carol.pdf"].problem
+    assert "neither a folder, a .zip file nor a notebook" in entries["carol.pdf"].problem
     assert "zip-slip" in entries["dave"].problem
     assert entries["erin"].problem == "erin/ could not be read (RuntimeError: something nobody foresaw)"
 
@@ -335,8 +335,8 @@ def test_neither_folder_nor_zip(subs):
     (subs / "alice.tar.gz").write_bytes(b"\x1f\x8b")
     entry = one(subs)
     assert (entry.student, entry.kind) == ("alice.tar.gz", "other")
-    assert entry.problem.startswith("alice.tar.gz is a file, neither a folder nor a .zip file")
-    with pytest.raises(SubmissionProblem, match="neither a folder nor a .zip"):
+    assert entry.problem.startswith("alice.tar.gz is a file, neither a folder, a .zip file nor a notebook")
+    with pytest.raises(SubmissionProblem, match="neither a folder, a .zip file nor a notebook"):
         submissions.files(entry)
 
 

@@ -1,0 +1,421 @@
+"""``torchdrill gradescope-autograder OUT.zip``: this course as a Gradescope autograder.
+
+Gradescope's programming assignments take a zip with ``setup.sh`` (run once, when
+the image is built) and ``run_autograder`` (run for every submission, with the
+student's files in ``/autograder/submission``; it must write
+``/autograder/results/results.json``). The zip this command writes holds:
+
+- ``setup.sh``: a Python >= 3.11 (installed with apt when the image lacks one), a
+  virtual environment, the pinned CPU build of torch (from PyTorch's CPU wheel
+  index: PyPI's Linux wheel pulls the CUDA packages), then torchdrill from the
+  wheel inside the zip with ``constraints.txt``; no other download. It makes the
+  course folder readable by root only: the sandbox's workers run as uid 65534
+  and must not read the reference or the hidden tests.
+- ``run_autograder``: runs ``python -I -m grader.classroom.autograder``, which
+  finds the submission in any layout ``grade-all`` accepts (a folder laid out like
+  ``exercises/``, a handout folder, a ``.zip`` of either, a notebook) or as loose
+  drill files (``one_hot.py``: what uploading files one by one gives), grades it
+  in the sandbox with every test (hidden ones become ``after_published``) and
+  writes Gradescope's results. It always writes a result: a submission that
+  cannot be graded scores 0 with the reason; a failure of the grader itself is a
+  message to the student and no score (``extra_data.torchdrill`` is
+  ``grader_failed``), never a zero.
+- ``torchdrill/``: the wheel, ``constraints.txt``, ``config.json`` (the drills and
+  grading options chosen when the zip was made) and ``course/`` (tests, reference,
+  pristine stubs, ``course.toml``, report templates).
+
+``TORCHDRILL_AUTOGRADER_ROOT`` replaces ``/autograder`` (a test runs the real
+``run_autograder`` against a fake tree), ``TORCHDRILL_AUTOGRADER_PYTHON`` the
+environment's interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import time
+import tomllib
+import traceback
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import grader
+from grader.classroom import submissions
+from grader.core import notebooks
+from grader.core import results as results_module
+from grader.core.course import exercise_tests, find_course
+from grader.core.errors import EXIT_OK, UsageError
+from grader.core.files import write_atomically
+from grader.core.sources import MAX_SOURCE_BYTES
+from grader.core.sources import read as read_source
+from grader.core.stubs import write_stubs
+from grader.grading import options
+from grader.grading.run import GraderFailed, grading_args, run_grading
+from grader.reports import exports
+
+ROOT_ENV = "TORCHDRILL_AUTOGRADER_ROOT"
+PYTHON_ENV = "TORCHDRILL_AUTOGRADER_PYTHON"
+DEFAULT_ROOT = "/autograder"
+PAYLOAD = "torchdrill"  # the folder of the zip (/autograder/source/torchdrill) with our files
+CONFIG = "config.json"
+COURSE = "course"
+VENV = "torchdrill-venv"  # under the root: /autograder/torchdrill-venv
+STUDENT = "submission"
+DEFAULT_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+COURSE_DIRS = ("tests", "reference", "report_templates")
+COURSE_FILES = ("course.toml", "pyproject.toml")
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+GRADER_FAILED = "grader_failed"
+NOT_GRADABLE = "not_gradable"
+
+
+class NotGradable(Exception):
+    """The submission is not one (no drill file, a broken zip): the student's to fix."""
+
+
+# ------------------------------------------------------------------ the scripts
+
+SETUP_SH = """#!/usr/bin/env bash
+# Written by `torchdrill gradescope-autograder`: Gradescope runs it once, building the image.
+# A Python >= 3.11, a virtual environment, the CPU build of torch, torchdrill from the wheel
+# beside this script with every version pinned by constraints.txt. Nothing else is downloaded.
+set -euo pipefail
+ROOT="${TORCHDRILL_AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source/torchdrill"
+VENV="$ROOT/torchdrill-venv"
+TORCH_INDEX="${TORCHDRILL_TORCH_INDEX:-__TORCH_INDEX__}"
+
+PYTHON=""
+for candidate in python3.13 python3.12 python3.11 python3; do
+  if command -v "$candidate" >/dev/null 2>&1 \\
+      && "$candidate" -c 'import sys, venv; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    PYTHON="$candidate"; break
+  fi
+done
+if [ -z "$PYTHON" ]; then
+  echo "torchdrill: no Python >= 3.11 here; installing python3.11 with apt"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends python3.11 python3.11-venv
+  PYTHON=python3.11
+fi
+"$PYTHON" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --no-cache-dir --index-url "$TORCH_INDEX" "torch==__TORCH__"
+"$VENV/bin/python" -m pip install --no-cache-dir -c "$SOURCE/constraints.txt" "$SOURCE"/wheels/*.whl
+# The reference and the hidden tests: readable by root (the grader) only, never by the
+# sandbox's workers (uid 65534).
+chmod -R go-rwx "$SOURCE"
+echo "torchdrill: the sandbox's layers on this machine:"
+"$VENV/bin/python" -I -m grader.sandbox.confine || true
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Written by `torchdrill gradescope-autograder`: Gradescope runs it for every submission.
+# Grades $ROOT/submission and writes $ROOT/results/results.json, whatever happens.
+ROOT="${TORCHDRILL_AUTOGRADER_ROOT:-/autograder}"
+PYTHON="${TORCHDRILL_AUTOGRADER_PYTHON:-$ROOT/torchdrill-venv/bin/python}"
+mkdir -p "$ROOT/results"
+cd "$ROOT" || exit 0
+"$PYTHON" -I -m grader.classroom.autograder --root "$ROOT"
+if [ ! -s "$ROOT/results/results.json" ]; then  # the grader could not even start
+  cat > "$ROOT/results/results.json" <<'EOF'
+__FALLBACK__
+EOF
+fi
+exit 0
+"""
+
+
+def run_script() -> str:
+    """``run_autograder``, with the result it writes when Python cannot even start."""
+    fallback = json.dumps(grader_failed_result("the autograder's Python could not start"))
+    return RUN_AUTOGRADER.replace("__FALLBACK__", fallback)
+
+
+# ------------------------------------------------------------------ building the zip
+
+def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DEFAULT_TORCH_INDEX) -> list[str]:
+    """Write the autograder zip for ``course`` to ``out``; returns its member names."""
+    torch_pin = _torch_pin(course / "constraints.txt")
+    members: dict[str, tuple[bytes, int]] = {}  # name -> (bytes, mode)
+    setup = SETUP_SH.replace("__TORCH_INDEX__", torch_index).replace("__TORCH__", torch_pin)
+    members["setup.sh"] = (setup.encode(), 0o755)
+    members["run_autograder"] = (run_script().encode(), 0o755)
+    name, wheel = build_wheel(course)
+    members[f"{PAYLOAD}/wheels/{name}"] = (wheel, 0o644)
+    members[f"{PAYLOAD}/constraints.txt"] = ((course / "constraints.txt").read_bytes(), 0o644)
+    members[f"{PAYLOAD}/{CONFIG}"] = ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), 0o644)
+    for rel, data in _course_files(course).items():
+        members[f"{PAYLOAD}/{COURSE}/{rel}"] = (data, 0o644)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for member in sorted(members):
+            data, mode = members[member]
+            info = zipfile.ZipInfo(member, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            zf.writestr(info, data)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.partial")
+    partial.write_bytes(buffer.getvalue())
+    os.replace(partial, out)  # never half a zip at OUT
+    return sorted(members)
+
+
+def _torch_pin(constraints: Path) -> str:
+    for line in constraints.read_text(encoding="utf-8").splitlines():
+        if line.strip().lower().startswith("torch=="):
+            return line.strip().split("==", 1)[1]
+    raise UsageError(f"{constraints} pins no torch version (a line torch==X): the autograder "
+                     "installs exactly the torch the course was tested with")
+
+
+def _course_files(course: Path) -> dict[str, bytes]:
+    """What grading needs of the course: tests (hidden ones too), the reference, the
+    pristine stubs (a notebook's functions are mapped by their names), course.toml."""
+    files: dict[str, bytes] = {}
+    for folder in COURSE_DIRS:
+        for path in sorted((course / folder).rglob("*")):
+            rel = path.relative_to(course)
+            if path.is_file() and "__pycache__" not in rel.parts and path.suffix != ".pyc" \
+                    and not any(p.startswith(".") for p in rel.parts):
+                files[rel.as_posix()] = path.read_bytes()
+    for name in COURSE_FILES:
+        if (course / name).is_file():
+            files[name] = (course / name).read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in write_stubs(course, Path(tmp) / "exercises"):
+            files[path.relative_to(tmp).as_posix()] = path.read_bytes()
+    return files
+
+
+def build_wheel(course: Path) -> tuple[str, bytes]:
+    """A pure-Python wheel of the course's ``grader`` package (without its own tests),
+    its dependencies and entry points read from ``pyproject.toml``: no build tool needed,
+    and the same files give the same bytes."""
+    project = tomllib.loads((course / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    version = grader.__version__
+    dist = f"torchdrill-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    package = course / "grader"
+    for path in sorted(package.rglob("*")):
+        rel = path.relative_to(course)
+        if not path.is_file() or "__pycache__" in rel.parts or path.suffix in (".pyc", ".pyo") \
+                or rel.parts[1:2] == ("tests",):
+            continue
+        files[rel.as_posix()] = path.read_bytes()
+    requires = "".join(f"Requires-Dist: {d}\n" for d in project.get("dependencies", []))
+    files[f"{dist}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: torchdrill\nVersion: {version}\n"
+        f"Summary: {project.get('description', '')}\n"
+        f"Requires-Python: {project.get('requires-python', '>=3.11')}\n{requires}").encode()
+    files[f"{dist}/WHEEL"] = (f"Wheel-Version: 1.0\nGenerator: torchdrill {version}\n"
+                              "Root-Is-Purelib: true\nTag: py3-none-any\n").encode()
+    entry_points = ["[console_scripts]"] + [f"{k} = {v}" for k, v in project.get("scripts", {}).items()]
+    for group, points in project.get("entry-points", {}).items():
+        entry_points += ["", f"[{group}]"] + [f"{k} = {v}" for k, v in points.items()]
+    files[f"{dist}/entry_points.txt"] = ("\n".join(entry_points) + "\n").encode()
+    files[f"{dist}/top_level.txt"] = b"grader\n"
+    record = [f"{name},sha256={_digest(data)},{len(data)}" for name, data in sorted(files.items())]
+    files[f"{dist}/RECORD"] = ("\n".join([*record, f"{dist}/RECORD,,"]) + "\n").encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in [n for n in sorted(files) if not n.startswith(dist)] + \
+                    [n for n in sorted(files) if n.startswith(dist)]:  # dist-info last, as pip writes it
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            zf.writestr(info, files[name])
+    return f"torchdrill-{version}-py3-none-any.whl", buffer.getvalue()
+
+
+def _digest(data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
+    course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
+    out = Path(args.out)
+    if out.suffix.lower() != ".zip":
+        raise UsageError(f"OUT must be a .zip file (Gradescope takes a zip): got {out}")
+    isolation = args.isolation
+    grading_args(course, args.only, 0, args.profile)  # an unknown --only drill stops here, not on Gradescope
+    config = {"only": args.only or [], "profile": args.profile, "isolation": isolation,
+              "grading_options": options.pytest_args(args, isolation),
+              "drills": sorted(args.only or exercise_tests(course)),
+              "made_by": f"torchdrill {grader.__version__}"}
+    names = build(course, out, config, args.torch_index)
+    drills = config["drills"]
+    print(f"autograder: {out} ({len(names)} files; {len(drills)} drill(s): "
+          f"{', '.join(drills) if len(drills) <= 6 else ', '.join(drills[:6]) + ', ...'})")
+    print("upload it as a Gradescope programming assignment's autograder (Ubuntu base image); "
+          "give it 2 GB of memory or more (the default 768 MB is tight for torch and the sandbox)")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ running on Gradescope
+
+def locate(folder: Path, exercise_ids: list[str], work: Path) -> submissions.Entry:
+    """The submission in ``folder`` (``/autograder/submission``): the folder itself in any
+    layout ``grade-all`` accepts, else the one ``.zip`` in it, else loose drill files
+    (``one_hot.py``) put where they belong. ``NotGradable`` says what was found."""
+    entry = submissions.entry_of(folder, exercise_ids, STUDENT)
+    if entry.problem is None:
+        return entry
+    problem = entry.problem.replace(f"{folder.name}/", "your submission", 1)
+    tops = sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
+    zips = [p for p in tops if p.is_file() and not p.is_symlink() and p.name.lower().endswith(".zip")]
+    if len(zips) == 1:
+        inner = submissions.entry_of(zips[0], exercise_ids, STUDENT)
+        if inner.problem is None:
+            return inner
+        problem = inner.problem
+    loose = _loose_files(tops, exercise_ids)
+    if loose:
+        flat = work / "loose"
+        submissions.unpack(submissions.pack(loose), flat)
+        inner = submissions.entry_of(flat, exercise_ids, STUDENT)
+        if inner.problem is None:
+            return inner
+    raise NotGradable(problem)
+
+
+def _loose_files(tops: list[Path], exercise_ids: list[str]) -> dict[str, bytes]:
+    """Top-level ``<drill name>.py`` files, keyed by where they belong (a name two drills
+    share is left out: which one it is would be a guess)."""
+    by_name: dict[str, list[str]] = {}
+    for drill in exercise_ids:
+        by_name.setdefault(f"{PurePosixPath(drill).name}.py", []).append(drill)
+    found: dict[str, bytes] = {}
+    for path in tops:
+        drills = by_name.get(path.name, [])
+        if len(drills) == 1:
+            data = read_source(path, MAX_SOURCE_BYTES)
+            if data is not None:
+                found[f"{drills[0]}.py"] = data
+    return found
+
+
+def grade_submission(root: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """Grade ``root/submission`` with the course in ``root/source/torchdrill/course``;
+    the torchdrill results. Raises ``NotGradable`` or ``GraderFailed``."""
+    course = root / "source" / PAYLOAD / COURSE
+    ids = list(exercise_tests(course))
+    with tempfile.TemporaryDirectory(prefix="torchdrill-autograder-") as tmp:
+        work = Path(tmp)
+        entry = locate(root / STUDENT, ids, work)
+        notebook = None
+        try:
+            if entry.notebook is not None:  # parsed with nbformat and ast: no cell runs here
+                extraction = submissions.notebook(entry, notebooks.drill_functions(course, ids))
+                files, notebook = extraction.files, extraction.as_json()
+            else:
+                files = submissions.files(entry)
+        except submissions.SubmissionProblem as exc:
+            raise NotGradable(str(exc)) from None
+        folder = work / STUDENT
+        submissions.unpack(submissions.pack(files), folder)
+        os.chmod(work, 0o755)  # the sandbox's copy of it must stay reachable
+        args = grading_args(course, config.get("only") or None, 0, config.get("profile"),
+                            list(config.get("grading_options") or []))
+        results = run_grading(course, folder, work / "results.json", args)
+        text = json.dumps(results).replace(json.dumps(str(folder))[1:-1], STUDENT)
+        results = json.loads(text)
+    if notebook is not None:
+        results = notebooks.annotate(results, notebook)
+    results["submission"] = STUDENT if notebook is None else str(notebook["notebook"])
+    return results  # type: ignore[no-any-return]
+
+
+def notebook_note(results: dict[str, Any]) -> str:
+    """For a notebook: which cell each graded function came from (empty otherwise)."""
+    lines = []
+    for ex in results.get("exercises", []):
+        source = ex.get("source")
+        if not source:
+            continue
+        where = [f"{f['name']}() cell {f['cell']}, line {f['line']}" for f in source.get("functions", [])]
+        where += [f"{name}() not defined (graded as the stub)" for name in source.get("from_stub", [])]
+        if source.get("problem"):
+            where.append(source["problem"])
+        lines.append(f"{ex['id']}: " + "; ".join(where))
+    if not lines:
+        return ""
+    notebook = next(ex["source"]["notebook"] for ex in results["exercises"] if ex.get("source"))
+    return (f"\n\nRead from your notebook {notebook} (cells counted from 1, markdown cells "
+            "included; the last definition of each function counts, other code is not run):\n"
+            + "\n".join(lines))
+
+
+def not_gradable_result(reason: str, drills: list[str]) -> dict[str, Any]:
+    example = drills[0] if drills else "topic/drill"
+    return {
+        "score": 0.0,
+        "output": (f"Your submission could not be graded: {reason}\n\nHand in your exercises/ "
+                   f"folder (or a .zip of it, or your notebook), with each drill at its place, "
+                   f"e.g. {example}.py, or the drill files themselves ({PurePosixPath(example).name}.py)."),
+        "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
+        "tests": [], "extra_data": {"torchdrill": NOT_GRADABLE},
+    }
+
+
+def grader_failed_result(reason: str) -> dict[str, Any]:
+    """No score: a grader that failed is never the student's zero."""
+    return {
+        "output": ("The autograder itself failed, so this submission was not graded and has no "
+                   "score yet. This is a problem with the grader, not with your work: your "
+                   f"instructor can see it and will grade your submission again.\n\n({reason})"),
+        "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
+        "tests": [], "extra_data": {"torchdrill": GRADER_FAILED},
+    }
+
+
+def run(root: Path) -> dict[str, Any]:
+    """Grade ``root/submission`` and write ``root/results/results.json`` (always)."""
+    started = time.perf_counter()
+    results_dir = root / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    drills: list[str] = []
+    try:
+        config = json.loads((root / "source" / PAYLOAD / CONFIG).read_text(encoding="utf-8"))
+        drills = list(config.get("drills") or [])
+        results = grade_submission(root, config)
+        results_module.write(results, results_dir / "torchdrill-results.json")  # for the instructor
+        answer = exports.gradescope(results)
+        answer["output"] += notebook_note(results)
+        print(f"graded: {results['score']:g} / {results['max_score']:g}")
+    except NotGradable as exc:
+        answer = not_gradable_result(str(exc), drills)
+        print(f"not gradable: {exc}")
+    except GraderFailed as exc:
+        answer = grader_failed_result(str(exc).splitlines()[0])
+        print(f"grading failed: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - whatever happens, the student reads a result
+        answer = grader_failed_result(f"{type(exc).__name__}: {exc}")
+        traceback.print_exc()
+    answer["execution_time"] = round(time.perf_counter() - started, 2)
+    write_atomically(results_dir / "results.json", json.dumps(answer, indent=1) + "\n")
+    return answer
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.classroom.autograder",
+                                     description="Grade a Gradescope submission (run_autograder calls it).")
+    parser.add_argument("--root", default=os.environ.get(ROOT_ENV, DEFAULT_ROOT),
+                        help=f"Gradescope's folder (default: ${ROOT_ENV} or {DEFAULT_ROOT})")
+    run(Path(parser.parse_args(argv).root))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

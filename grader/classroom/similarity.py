@@ -1,0 +1,304 @@
+"""Which submissions look copied: evidence for a person, never a penalty.
+
+``grade-all`` puts two kinds of evidence side by side, per drill, computed here on
+this machine (nothing is uploaded anywhere):
+
+**Code.** Each student's file of the drill is written back by ``ast`` without its
+docstrings (``canonical``: comments, layout and docstrings do not count), then
+tokenized and filtered by copydetect
+(``filter_code``: comments and whitespace dropped, every name becomes ``V``/``F``/``O``
+and every string ``S``), cut into k-grams of ``K`` filtered characters and winnowed
+(copydetect's ``winnow``, the algorithm MOSS uses). Fingerprints that the drill's stub
+has (its docstrings, signatures, imports) are removed, and so are those most of the
+class shares (present in more than ``COMMON_SHARE`` of the students who attempted the
+drill, once at least ``COMMON_MIN`` did: what everybody writes is no evidence).
+copydetect gives the share of each file's fingerprinted code that the other matches;
+the pair's score is the smaller share (both files mostly match: a short file inside a
+long one is not enough). A pair is *flagged* when its
+score is at least ``threshold`` and the matched code is at least ``MIN_MATCH``
+filtered characters long (a matching one-liner proves nothing). The regions that
+match are kept for a side-by-side view.
+
+copydetect hashes k-grams with Python's ``hash()``, which differs from process to
+process; here each k-gram's hash is a polynomial hash of its characters
+(``kgram_hashes``), so the same class gives the same report every time.
+
+**Behaviour.** From the results alone (what the gradebook holds): two students who
+lost a property with the same minimal failing input *and* the same wrong output,
+when few students did (at most ``rare_limit(n)``), share a rare wrong answer: a
+stronger sign than overlapping tokens, since independent code rarely fails the
+same way. Wrong answers most of the class shares are listed apart, as the class's
+common misconceptions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grader.core.outcomes import ERROR, FAILED
+
+# Chosen on the course's own drills (short files): the reference against a disguised
+# copy of it (locals renamed, neighbouring statements swapped, functions reordered,
+# reformatted) scores 0.83-1.0 on every drill; independent correct solutions score at
+# most 0.13 against the reference and 0.46 against the mutants (wrong variants of the
+# reference that share its validation code) (grader/tests/test_similarity.py).
+K = 20  # filtered characters per k-gram (copydetect's noise threshold: 25, for longer files)
+WINDOW = 1  # winnowing window: every k-gram kept (files are small), so any match of K is found
+DEFAULT_THRESHOLD = 0.6
+MIN_MATCH = 80  # filtered characters matched, at least, for a pair to be flagged
+COMMON_SHARE = 0.5
+COMMON_MIN = 10
+TOP_PAIRS = 5  # pairs of each kind shown side by side per drill: the flagged first
+MAX_LISTED = 1000  # pairs per drill listed in similarity.csv (every flagged one, up to this)
+MAX_CODE_CHARS = 20_000  # of a file shown side by side
+RARE_SHARE = 0.1
+_BASE = np.uint64(1_000_003)
+
+
+def rare_limit(students: int) -> int:
+    """At most how many students may share a wrong answer for it to count as rare."""
+    return max(2, math.ceil(RARE_SHARE * students))
+
+
+# ------------------------------------------------------------------ fingerprints
+
+@dataclass
+class Fingerprint:
+    """What copydetect's ``compare_files`` reads of a file (its ``CodeFingerprint``)."""
+
+    raw_code: str
+    filtered_code: str
+    offsets: Any
+    hashes: set[int]
+    hash_idx: dict[int, list[int]]
+    k: int
+    token_coverage: float
+
+
+def kgram_hashes(text: str, k: int = K) -> np.ndarray:
+    """A 64-bit polynomial hash of every k-gram of ``text``, the same in every process."""
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    n = len(codes) - k + 1
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    out = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(k):
+            out = out * _BASE + codes[j:j + n]
+    return out.view(np.int64)
+
+
+def filtered(code: str) -> tuple[str, Any]:
+    """copydetect's tokenizing filter for Python: (filtered code, offsets)."""
+    from copydetect.utils import filter_code
+
+    return filter_code(code, "submission.py", "python")  # type: ignore[no-any-return]
+
+
+def fingerprint(code: str, boilerplate: np.ndarray | None = None) -> Fingerprint:
+    """``code`` fingerprinted as copydetect does, minus the ``boilerplate`` hashes."""
+    from copydetect.utils import get_token_coverage, winnow
+
+    text, offsets = filtered(code)
+    hashes = kgram_hashes(text)
+    if len(hashes):
+        hashes, idx = winnow(hashes, WINDOW, remove_duplicates=False)
+    else:
+        idx = np.zeros(0, dtype=np.int64)
+    if boilerplate is not None and len(boilerplate) and len(hashes):
+        keep = ~np.isin(hashes, boilerplate)
+        hashes, idx = hashes[keep], idx[keep]
+    hash_idx: dict[int, list[int]] = {}
+    for h, i in zip(hashes.tolist(), idx.tolist()):
+        hash_idx.setdefault(h, []).append(i)
+    return Fingerprint(code, text, offsets, set(hash_idx), hash_idx, K,
+                       float(get_token_coverage(hash_idx, K, len(text))))
+
+
+def all_kgrams(code: str) -> np.ndarray:
+    """Every k-gram hash of ``code``'s filtered text (a stub's, to remove)."""
+    return np.unique(kgram_hashes(filtered(code)[0]))
+
+
+# ------------------------------------------------------------------ code similarity
+
+def _decode(data: bytes | str) -> str:
+    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+
+
+def canonical(code: str) -> str:
+    """``code`` as compared: parsed and written back by ``ast`` without its docstrings,
+    so comments, docstrings, layout, parentheses and number spellings do not count.
+    Code that does not parse is compared as it is."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    try:
+        return ast.unparse(tree) + "\n"
+    except (ValueError, RecursionError, MemoryError):
+        return code
+
+
+def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
+               threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
+    """Pairs of students whose file of ``drill`` is unusually similar (module docstring).
+
+    ``sources``: student -> that file's code (students whose file is the stub, or who
+    have none, are left out by the caller). Returns the drill's figures, its top pairs
+    (``top``, flagged first, with both files and their matched regions) and every
+    flagged pair with the best others (``listed``, for similarity.csv)."""
+    from copydetect import compare_files
+
+    stub_hashes = all_kgrams(stub) if stub else np.zeros(0, dtype=np.int64)
+    prints = {sid: fingerprint(code, stub_hashes) for sid, code in sorted(sources.items())}
+    counts = Counter(h for fp in prints.values() for h in fp.hashes)
+    common = np.array(sorted(h for h, c in counts.items()
+                             if len(prints) >= COMMON_MIN and c > COMMON_SHARE * len(prints)), dtype=np.int64)
+    if len(common):
+        prints = {sid: fingerprint(code, np.union1d(stub_hashes, common)) for sid, code in sorted(sources.items())}
+    owners: dict[int, list[str]] = {}
+    for sid, fp in prints.items():
+        for h in fp.hashes:
+            owners.setdefault(h, []).append(sid)
+    candidates = {pair for sids in owners.values() for pair in itertools.combinations(sorted(sids), 2)}
+    rows = []
+    for a, b in sorted(candidates):
+        tokens, (share_a, share_b), (slices_a, slices_b) = compare_files(prints[a], prints[b])
+        score = float(min(share_a, share_b))
+        rows.append({"a": a, "b": b, "score": round(score, 4), "a_share": round(float(share_a), 4),
+                     "b_share": round(float(share_b), 4), "matched": int(tokens),
+                     "flagged": bool(score >= threshold and tokens >= MIN_MATCH),
+                     "a_spans": _spans(slices_a), "b_spans": _spans(slices_b)})
+    rows.sort(key=lambda r: (-r["score"], -r["matched"], r["a"], r["b"]))
+    pairs_total = len(prints) * (len(prints) - 1) // 2
+    scores = sorted([r["score"] for r in rows] + [0.0] * (pairs_total - len(rows)))
+    flagged = [r for r in rows if r["flagged"]]
+    others = [r for r in rows if not r["flagged"] and r["score"] > 0]
+    listed = [{k: v for k, v in r.items() if not k.endswith("_spans")}
+              for r in (flagged + others[:TOP_PAIRS])[:MAX_LISTED]]
+    shown = (flagged + others)[:TOP_PAIRS]
+    for r in shown:
+        r["a_code"] = sources[r["a"]][:MAX_CODE_CHARS]
+        r["b_code"] = sources[r["b"]][:MAX_CODE_CHARS]
+    return {"drill": drill, "students": len(prints), "pairs": pairs_total,
+            "median": round(scores[len(scores) // 2], 4) if scores else None,
+            "common_fingerprints": len(common), "flagged": len(flagged), "top": shown, "listed": listed}
+
+
+def _spans(slices: Any) -> list[list[int]]:
+    """copydetect's 2xN slice array as [[start, end], ...] in the raw code."""
+    arr = np.asarray(slices)
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        return []
+    return [[int(s), int(e)] for s, e in zip(arr[0], arr[1])]
+
+
+# ------------------------------------------------------------------ behaviour
+
+def _wrong_answer(test: dict[str, Any]) -> str | None:
+    """A lost property's minimal failing input and wrong output (what the code returned,
+    or the first line of what it raised), as one key; None for anything else."""
+    if test.get("outcome") not in (FAILED, ERROR):
+        return None
+    cx = test.get("counterexample") or {}
+    from grader.reports.classreport import input_text
+
+    given = input_text(cx)
+    if given is None:
+        return None
+    got = cx.get("got")
+    said = json.dumps(got, sort_keys=True)[:2000] if got is not None else \
+        (test.get("message") or "").strip().splitlines()[0][:300] if test.get("message") else ""
+    return json.dumps([test["name"], given, said])
+
+
+def behaviour(results_by_student: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per drill: pairs of students who share rare wrong answers, and the wrong answers
+    many share (the class's common misconceptions)."""
+    by_drill: dict[str, dict[str, list[str]]] = {}  # drill -> wrong answer -> students
+    attempted: Counter[str] = Counter()
+    for sid in sorted(results_by_student):
+        for ex in results_by_student[sid].get("exercises", []):
+            if ex.get("status") not in ("not_attempted", "not_run"):
+                attempted[ex["id"]] += 1
+            for t in ex.get("tests", []):
+                key = _wrong_answer(t)
+                if key is not None:
+                    by_drill.setdefault(ex["id"], {}).setdefault(key, []).append(sid)
+    out: dict[str, dict[str, Any]] = {}
+    for drill, answers in sorted(by_drill.items()):
+        limit = rare_limit(attempted[drill])
+        shared: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        common = []
+        for key, sids in sorted(answers.items()):
+            test, given, said = json.loads(key)
+            answer = {"test": test, "input": given, "got": said, "students": sids}
+            if len(sids) > limit:
+                common.append(answer)
+            elif len(sids) >= 2:
+                for a, b in itertools.combinations(sids, 2):
+                    shared.setdefault((a, b), []).append(answer)
+        pairs = [{"a": a, "b": b, "shared": len(items), "answers": items[:5]}
+                 for (a, b), items in shared.items()]
+        pairs.sort(key=lambda p: (-p["shared"], p["a"], p["b"]))
+        common.sort(key=lambda c: (-len(c["students"]), c["test"], c["input"]))
+        out[drill] = {"pairs": pairs[:max(TOP_PAIRS, sum(1 for p in pairs if p["shared"] >= 2))],
+                      "pairs_total": len(pairs), "rare_limit": limit, "common": common[:5],
+                      "attempted": attempted[drill]}
+    return out
+
+
+# ------------------------------------------------------------------ the class
+
+def analyse(results_by_student: dict[str, dict[str, Any]], sources: dict[str, dict[str, bytes | str]],
+            stubs: dict[str, str], threshold: float = DEFAULT_THRESHOLD,
+            drills: Iterable[str] | None = None) -> dict[str, Any]:
+    """The similarity evidence of a class: per drill, code pairs (from ``sources``:
+    student -> path -> bytes, as graded) and behaviour pairs (from the results).
+    ``stubs``: drill -> the stub's code; a student whose file equals it is left out."""
+    started = time.perf_counter()
+    ids = sorted(set(drills) if drills is not None else
+                 {ex["id"] for r in results_by_student.values() for ex in r.get("exercises", [])})
+    code = {}
+    for drill in ids:
+        stub = stubs.get(drill)
+        canonical_stub = canonical(stub) if stub is not None else None
+        files = {}
+        for sid in sorted(results_by_student):
+            data = (sources.get(sid) or {}).get(f"{drill}.py")
+            if data is None:
+                continue
+            text = _decode(data)
+            if stub is not None and text == stub:
+                continue
+            files[sid] = canonical(text)
+        if len(files) >= 2:
+            code[drill] = code_pairs(drill, files, canonical_stub, threshold)
+    return {"settings": {"k": K, "window": WINDOW, "threshold": threshold, "min_match": MIN_MATCH,
+                         "common_share": COMMON_SHARE, "common_min": COMMON_MIN},
+            "code": code, "behaviour": behaviour(results_by_student),
+            "seconds": round(time.perf_counter() - started, 3)}
+
+
+def refresh(stored: dict[str, Any], results_by_student: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A stored analysis with its behaviour evidence made again from ``results_by_student``
+    (``merge`` folds in new outcomes; the code did not change)."""
+    return {**stored, "behaviour": behaviour(results_by_student)}

@@ -1,0 +1,146 @@
+"""The handout as notebooks: ``torchdrill release OUT --notebooks`` writes one ``.ipynb``
+per topic to ``OUT/notebooks/`` (nbformat v4).
+
+Each notebook starts with a set-up cell that makes the handout importable: it looks
+for the handout around the notebook (the release folder itself: Jupyter on the
+learner's machine) or downloads it (``--handout-url``: a ``.zip`` or a git
+repository the instructor publishes; Colab), then installs the grader and its pinned
+test tools unless they are importable already. It never installs torch: a
+notebook runtime brings its own (Colab's has CUDA). Then, for each drill of the
+topic, in course order:
+
+- a markdown cell: the drill's id and points, and its stub's module docstring;
+- a code cell: the stub (imports and functions, each with its docstring and
+  ``raise NotImplementedError``): the learner writes the answer there;
+- a code cell ``check("<drill id>")``: grades the drill as the notebook defines it
+  (``grader.learner.notebook``) and prints what ``torchdrill check`` prints.
+
+A notebook handed in is graded by ``grade``, ``grade-all`` and the Gradescope
+autograder, which read its code cells without running them (``grader.core.notebooks``).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from grader.core import course as course_module
+from grader.core.stubs import stub_source
+
+NOTEBOOKS_DIR = "notebooks"
+# Installed at the course's pinned versions: the grading depends on them (hypothesis' examples
+# on its version). The runtime's own packages are left alone unless missing: Colab's kernel
+# needs its own versions of what nbformat, rich and jinja2 pull in.
+TEST_PACKAGES = ("hypothesis", "pytest", "pytest-xdist")
+IF_MISSING = (("rich", "rich"), ("jinja2", "jinja2"), ("nbformat", "nbformat"))
+
+SETUP_CELL = '''# Set-up: run this cell once per session. It finds this course's handout (or downloads it),
+# and installs torchdrill's grader and its pinned test tools; torch is the runtime's own.
+import os, pathlib, subprocess, sys, urllib.request, zipfile
+
+HANDOUT_URL = {url!r}  # a .zip or a git repository of the handout, from your instructor
+
+
+def _handout():
+    here = pathlib.Path.cwd().resolve()
+    for folder in (here, *here.parents, here / "torchdrill-handout"):
+        if (folder / "course.toml").is_file() and (folder / "tests" / "conftest.py").is_file():
+            return folder
+    if not HANDOUT_URL:
+        raise RuntimeError("no torchdrill handout here: open this notebook inside the handout "
+                           "folder, or set HANDOUT_URL above")
+    target = here / "torchdrill-handout"
+    if HANDOUT_URL.endswith(".zip"):
+        archive, _ = urllib.request.urlretrieve(HANDOUT_URL)
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(target)
+        inner = [p for p in target.iterdir() if (p / "course.toml").is_file()]
+        return inner[0] if inner and not (target / "course.toml").is_file() else target
+    subprocess.check_call(["git", "clone", "--depth", "1", HANDOUT_URL, str(target)])
+    return target
+
+
+COURSE = _handout()
+os.environ["TORCHDRILL_COURSE"] = str(COURSE)
+try:
+    import grader, hypothesis, nbformat, pytest, rich  # noqa: F401, E401
+except ImportError:
+    import importlib, importlib.util, site
+    pins = [line for line in (COURSE / "constraints.txt").read_text().splitlines()
+            if line and not line.startswith(("#", "torch=="))]
+    (COURSE / ".notebook-constraints.txt").write_text("\\n".join(pins) + "\\n")
+    pip = [sys.executable, "-m", "pip", "install", "-q", "-c", str(COURSE / ".notebook-constraints.txt")]
+    missing = [name for name, module in {if_missing!r} if importlib.util.find_spec(module) is None]
+    subprocess.check_call([*pip, *{packages!r}, *missing])
+    subprocess.check_call([*pip, "--no-deps", "-e", str(COURSE)])
+    importlib.reload(site)
+if str(COURSE) not in sys.path:
+    sys.path.insert(0, str(COURSE))
+from grader.learner.notebook import check  # noqa: E402
+print(f"torchdrill handout: {{COURSE}}")
+'''
+
+
+def _split_stub(text: str) -> tuple[str, str]:
+    """(module docstring, the rest of the stub) of a stub's source."""
+    tree = ast.parse(text)
+    doc = ast.get_docstring(tree) or ""
+    if not tree.body or not (isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant)
+                             and isinstance(tree.body[0].value.value, str)):
+        return doc, text
+    end = tree.body[0].end_lineno or 0
+    rest = "\n".join(text.splitlines()[end:]).strip("\n") + "\n"
+    return doc, rest
+
+
+def topic_notebook(root: Path, topic: course_module.Topic, course_title: str, handout_url: str) -> str:
+    """One topic's notebook as JSON text."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    total = 0.0
+    drill_cells = []
+    for drill in topic.drills:
+        facts = course_module.drill_facts(root, drill.id)
+        points = facts["points"] or 0
+        total += points
+        doc, code = _split_stub(stub_source((root / "exercises" / f"{drill.id}.py").read_text(encoding="utf-8")))
+        drill_cells += [
+            nbformat.v4.new_markdown_cell(f"## `{drill.id}` ({points:g} points)\n\n{doc}\n\n"
+                                          "Write your answer in the next cell (replace each "
+                                          "`raise NotImplementedError`), run it, then run the "
+                                          "check below it."),
+            nbformat.v4.new_code_cell(code.rstrip("\n")),
+            nbformat.v4.new_code_cell(f'check("{drill.id}")'),
+        ]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            f"# {course_title}: {topic.title}\n\n{len(topic.drills)} drills, {total:g} points. "
+            "Run the set-up cell first. For each drill: read the spec, fill in the code cell, run "
+            "it, and run its `check(...)` cell: it tries your functions on many generated inputs "
+            "and, for every property that fails, shows the smallest input that breaks your code, "
+            "what you returned and what was expected. On a GPU runtime the drill's `cuda` "
+            "properties run too.\n\nHand in this notebook as it is: the grader reads your "
+            "functions from their cells (the last definition of each counts) and never runs the "
+            "rest."),
+        nbformat.v4.new_code_cell(SETUP_CELL.format(url=handout_url, packages=list(TEST_PACKAGES),
+                                                     if_missing=list(IF_MISSING)).rstrip("\n")),
+        *drill_cells,
+    ]
+    for i, cell in enumerate(nb.cells):  # stable ids: the same course writes the same notebooks
+        cell["id"] = f"{topic.name}-{i}"
+    return str(nbformat.writes(nb)) + "\n"
+
+
+def write_notebooks(root: Path, out: Path, course: course_module.Course, handout_url: str = "") -> list[Path]:
+    """``out/notebooks/<topic>.ipynb`` for every topic; returns the files written."""
+    folder = out / NOTEBOOKS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for topic in course.topics:
+        path = folder / f"{topic.name or 'drills'}.ipynb"
+        path.write_text(topic_notebook(root, topic, course.title, handout_url), encoding="utf-8")
+        written.append(path)
+    return written

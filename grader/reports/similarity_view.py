@@ -1,0 +1,95 @@
+"""The similarity evidence as people read it: the class report's section and ``similarity.csv``.
+
+Made from the plain data ``grader.classroom.similarity.analyse`` returns. Code from
+submissions is escaped here (``marked``) before it becomes markup: each matched region
+is wrapped in ``<mark>``, everything else is text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from grader.core.files import write_atomically
+
+CSV_NAME = "similarity.csv"
+CSV_FIELDS = ("drill", "evidence", "student_a", "student_b", "score", "flagged", "detail")
+
+
+def marked(code: str, spans: list[list[int]]) -> Markup:
+    """``code`` escaped, with each ``[start, end)`` span in ``<mark>``."""
+    out, at = [], 0
+    for start, end in sorted((max(0, s), min(len(code), e)) for s, e in spans):
+        if start < at or start >= end:
+            continue
+        out += [str(escape(code[at:start])), "<mark>", str(escape(code[start:end])), "</mark>"]
+        at = end
+    out.append(str(escape(code[at:])))
+    return Markup("".join(out))
+
+
+def view(similarity: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What the class report's template shows: per drill (flagged first), the code pairs
+    with both files marked, the behaviour pairs and the common wrong answers."""
+    if not similarity:
+        return None
+    code = similarity.get("code") or {}
+    behaviour = similarity.get("behaviour") or {}
+    drills = []
+    for drill in sorted(set(code) | set(behaviour)):
+        c, b = code.get(drill) or {}, behaviour.get(drill) or {}
+        pairs = []
+        for p in c.get("top", []):
+            pairs.append({**p, "a_html": marked(p.get("a_code", ""), p.get("a_spans", [])),
+                          "b_html": marked(p.get("b_code", ""), p.get("b_spans", []))})
+        shown_flagged = sum(1 for p in pairs if p.get("flagged"))
+        drills.append({"id": drill, "students": c.get("students", 0), "pairs_compared": c.get("pairs", 0),
+                       "more_flagged": c.get("flagged", 0) - shown_flagged,
+                       "median": c.get("median"), "flagged": c.get("flagged", 0), "code_pairs": pairs,
+                       "behaviour_pairs": b.get("pairs", []), "behaviour_total": b.get("pairs_total", 0),
+                       "rare_limit": b.get("rare_limit"), "common": b.get("common", []),
+                       "behaviour_flagged": sum(1 for p in b.get("pairs", []) if p["shared"] >= 2)})
+    drills.sort(key=lambda d: (-(d["flagged"] + d["behaviour_flagged"]), d["id"]))
+    return {"settings": similarity.get("settings") or {}, "drills": drills,
+            "flagged": sum(d["flagged"] for d in drills),
+            "behaviour_flagged": sum(d["behaviour_flagged"] for d in drills)}
+
+
+def csv_rows(similarity: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per pair the report shows, code and behaviour alike, flagged first."""
+    rows = []
+    for drill, found in sorted((similarity.get("code") or {}).items()):
+        for p in found.get("listed", found.get("top", [])):
+            rows.append({"drill": drill, "evidence": "code", "student_a": p["a"], "student_b": p["b"],
+                         "score": p["score"], "flagged": "yes" if p["flagged"] else "no",
+                         "detail": f"{p['a_share']:.0%} of {p['a']}'s code and {p['b_share']:.0%} of "
+                                   f"{p['b']}'s match ({p['matched']} filtered characters)"})
+    for drill, found in sorted((similarity.get("behaviour") or {}).items()):
+        for p in found.get("pairs", []):
+            tests = sorted({a["test"] for a in p["answers"]})
+            rows.append({"drill": drill, "evidence": "behaviour", "student_a": p["a"], "student_b": p["b"],
+                         "score": p["shared"], "flagged": "yes" if p["shared"] >= 2 else "no",
+                         "detail": f"{p['shared']} rare wrong answer(s) in common: {', '.join(tests)}"})
+    rows.sort(key=lambda r: (r["flagged"] != "yes", r["drill"], r["evidence"], -float(r["score"])))
+    return rows
+
+
+def write_csv(similarity: dict[str, Any], path: Path) -> Path:
+    """``similarity.csv`` (atomically); returns its path."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\r\n")
+    writer.writeheader()
+    for row in csv_rows(similarity):
+        writer.writerow({k: _cell(v) for k, v in row.items()})
+    return write_atomically(path, buffer.getvalue(), newline="")
+
+
+def _cell(value: Any) -> Any:
+    """A cell a spreadsheet will not run as a formula (ids and test names are data)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
