@@ -159,7 +159,10 @@ class Sandbox:
                            f"past the {self.call_timeout:g} s limit")
         worker = self.worker(exercise, forbid)
         try:
-            return worker.exchange(header, buffers, self.call_timeout, listener)
+            reply, payload = worker.exchange(header, buffers, self.call_timeout, listener)
+            if reply.get("exiting"):  # it used a forbidden API and ended itself after saying so
+                worker.kill()
+            return reply, payload
         except TimeoutError:
             worker.kill()
             self.timeouts[key] += 1

@@ -38,10 +38,10 @@ import torch
 from grader.contract import harness
 from grader.contract.call import guarded_call
 from grader.contract.effects import observed
-from grader.contract.forbid import Forbidden
+from grader.contract.forbid import Forbidden, ForbiddenUse
 from grader.contract.impl import Implementation
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
-from grader.sandbox import confine, wire
+from grader.sandbox import armor, confine, wire
 
 # Imported by the zygote, once, though torch would import them lazily: otherwise every
 # worker pays them again (measured: symbolic shapes with sympy, 0.35 s, on the first
@@ -155,6 +155,23 @@ class Worker:
         self.calls = 0
         self.captured = (_Captured(1), _Captured(2))
         self.cpu: int | bool | None = None  # the CPU followed; False: moving is refused here
+        self.function = "the submission"  # what the current request runs, for messages
+        # What ``refused`` needs, taken now: the submission cannot swap them later.
+        self._send, self._exit, self._use = wire.send, os._exit, ForbiddenUse
+
+    def refused(self, name: str, hint: str) -> None:
+        """A forbidden API was used (``grader.sandbox.armor``): tell the grader, and end
+        this worker before the submission's code can run again."""
+        message = self._use(name, hint).message(self.function)
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            out, err = (c.take() for c in self.captured)
+            with _SEND_LOCK:
+                self._send(self.sock, {"raise": {"kind": "assertion", "message": message},
+                                       "exiting": True, "stdout": out, "stderr": err})
+        finally:
+            self._exit(0)
 
     def serve(self) -> None:
         while True:
@@ -171,10 +188,11 @@ class Worker:
             sys.stderr.flush()
             answer["stdout"], answer["stderr"] = (c.take() for c in self.captured)
             answer["effects"] = list(self.impl.effects)
-            try:
-                wire.send(self.sock, answer, buffers)
-            except wire.WireError as exc:
-                wire.send(self.sock, {"raise": self._exception(exc)})
+            with _SEND_LOCK:
+                try:
+                    wire.send(self.sock, answer, buffers)
+                except wire.WireError as exc:
+                    wire.send(self.sock, {"raise": self._exception(exc)})
 
     def handle(self, header: dict[str, Any], payload: bytearray) -> tuple[dict[str, Any], list]:
         channel = _Channel(self.sock)
@@ -183,6 +201,7 @@ class Worker:
         sent = decoder.all_objects()
         versions = [_versions(o) for o in sent]
         op = header["op"]
+        self.function = f"{header.get('name', 'the submission')}()"
         self.impl.effects = []
         if op == "backward":
             return self._backward(header, decoder)
@@ -295,6 +314,8 @@ class Worker:
 
 # ---------------------------------------------------------------- talking to the grader mid-call
 
+_SEND_LOCK = threading.Lock()  # every message this worker sends mid-call, from any thread
+
 class _Channel:
     """The worker's side of a conversation within one request: rank threads ask the
     grader (a collective, a send or a receive) and wait for its answer; recorders tell it
@@ -302,7 +323,7 @@ class _Channel:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.lock = threading.Lock()
+        self.lock = _SEND_LOCK
         self.answers: dict[int, queue.Queue[tuple[dict[str, Any], bytearray]]] = {}
 
     def tell(self, header: dict[str, Any], buffers: list[memoryview] | None = None) -> None:
@@ -448,8 +469,10 @@ def serve(sock: socket.socket, request: dict[str, Any]) -> None:
     _die_with_zygote(request["zygote"])
     os.chdir(request["tmp"])
     torch.set_num_threads(1)
+    worker = Worker(sock, request)
+    armor.install(dict(request.get("forbid") or {}), worker.refused)  # before any submission code
     wire.send(sock, {"hello": True, "applied": applied})
-    Worker(sock, request).serve()
+    worker.serve()
 
 
 def main() -> None:
