@@ -33,6 +33,14 @@ MAX_FLAGS = 50  # per exercise in results.json: enough to make the point, bounde
 MAX_CHAIN = 32
 SCAN_SECONDS = 5.0  # per file; past it the scan stops and says so (the grader's own CPU)
 STOPPED = "(scan stopped)"
+# Routes around a guard, flagged (``indirect``) in any drill that forbids something: the
+# worker refuses what it can (grader.sandbox.armor), and these tell the instructor where
+# a submission went looking for another way in.
+ESCAPES = ("torch.ops", "torch._C", "torch.overrides", "torch.library", "sys.setprofile",
+           "sys.settrace", "sys._getframe", "threading", "_thread", "concurrent.futures",
+           "multiprocessing", "gc", "ctypes", "inspect", "builtins.exec",
+           "builtins.eval", "builtins.compile", "os.write", "socket")
+_BUILTIN_ESCAPES = {"exec": "builtins.exec", "eval": "builtins.eval", "compile": "builtins.compile"}
 _TENSOR = "torch.Tensor."
 _IMPORTERS = {"importlib.import_module", "builtins.__import__"}
 
@@ -124,7 +132,10 @@ def scan_source(source: str, forbid: Mapping[str, str] | None,
                 break
     except RecursionError:  # absurdly nested code: nothing trustworthy to say
         return []
-    return sorted(found.values(), key=lambda f: (f.line == 0, f.line, f.col, f.name))
+    drill_apis = {(f.line, f.col) for f in found.values() if f.name not in ESCAPES}
+    kept = [f for f in found.values()  # a route the forbidden use itself took says nothing more
+            if f.name not in ESCAPES or (f.line, f.col) not in drill_apis]
+    return sorted(kept, key=lambda f: (f.line == 0, f.line, f.col, f.name))
 
 
 def scan_file(path: Path | str, forbid: Mapping[str, str] | None) -> list[Finding]:
@@ -184,6 +195,12 @@ def _bindings(tree: ast.AST) -> tuple[dict[str, str], list[str]]:
                 else:
                     names[a.asname or a.name] = f"{node.module}.{a.name}"
     return names, stars
+
+
+def _escape(path: str) -> str | None:
+    """The route around a guard that ``path`` takes (``torch.ops`` for
+    ``torch.ops.aten.one_hot``), or None."""
+    return next((e for e in ESCAPES if path == e or path.startswith(e + ".")), None)
 
 
 def _const_str(node: ast.AST) -> str | None:
@@ -331,12 +348,16 @@ class _Scanner:
                     name = rules.dotted.get(f"{node.module}.{a.name}")
                     if name:
                         yield at(node, name)
+                    elif escape := _escape(f"{node.module}.{a.name}"):
+                        yield at(node, escape, indirect=True)
                 continue
             if isinstance(node, ast.Import):
                 for a in node.names:  # ``import torch.nn.utils.fusion.fuse_conv_bn_eval`` fails,
                     name = rules.dotted.get(a.name)  # but a module may itself be forbidden
                     if name:
                         yield at(node, name)
+                    elif escape := _escape(a.name):
+                        yield at(node, escape, indirect=True)
                 continue
             if not isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Subscript)):
                 continue
@@ -345,6 +366,11 @@ class _Scanner:
             path = self.dotted(node)
             if path is not None and path in rules.dotted:
                 yield at(node, rules.dotted[path])
+                continue
+            escape = _escape(path) if path is not None else (
+                _BUILTIN_ESCAPES.get(node.id) if isinstance(node, ast.Name) else None)
+            if escape is not None:
+                yield at(node, escape, indirect=True)
                 continue
             if isinstance(node, ast.Call) and (module := self._imported_module(node)):
                 requested = _const_str(node.args[0]) or module

@@ -137,6 +137,7 @@ def class_summary(results_by_student: dict[str, dict[str, Any]],
             "with_pending": sum(1 for row in roster if row["pending_points"]),
         },
         "errors": _errors(results_by_student, ids),
+        "flags": _flags(results_by_student, ids),
         "problems": [{"name": name, "reason": problems[name]} for name in sorted(problems)],
         "suites": [{"hash": h, "students": n} for h, n in sorted(suites.items())],
         "graded_from": stamps[0] if stamps else None,
@@ -307,6 +308,26 @@ def _errors(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> li
                     rows.append({"student": sid, "href": student_href(sid), "exercise": ex["id"],
                                  "test": t["name"], "outcome": t["outcome"],
                                  "message": message or present.label(t["outcome"])})
+    return rows
+
+
+MAX_FLAG_ROWS = 500  # the static scan's findings listed on the class page, all students together
+
+
+def _flags(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
+    """The static scan's findings (forbidden APIs in the source, routes around the guard),
+    by student: for the instructor to look at; they never changed a score."""
+    rows: list[dict[str, Any]] = []
+    for sid in ids:
+        for ex in results_by_student[sid]["exercises"]:
+            for flag in ex.get("static_flags") or []:
+                if len(rows) >= MAX_FLAG_ROWS:
+                    return rows
+                if isinstance(flag, dict):
+                    rows.append({"student": sid, "href": student_href(sid), "exercise": ex["id"],
+                                 "name": str(flag.get("name", ""))[:80], "line": flag.get("line"),
+                                 "code": str(flag.get("code", ""))[:200],
+                                 "route": bool(flag.get("indirect"))})
     return rows
 
 

@@ -212,6 +212,9 @@ def hostile_class() -> dict[str, dict[str, Any]]:
                               message=f"one() raised ValueError: {SCRIPT}"),
                    T("a/one", "test_t2", "failed", message="wrong", stdout=SCRIPT,
                      counterexample={"calls": [call(f"{SCRIPT}")]}), exercises=("a/one",))
+    evil["exercises"][0]["static_flags"] = [
+        {"name": "torch.ops", "line": 3, "col": 5, "code": f"torch.ops.aten.one_hot(x)  # {SCRIPT}",
+         "indirect": True}]
     cls[HOSTILE] = evil
     return cls
 
@@ -240,8 +243,18 @@ def test_content_security_policy_allows_exactly_our_script(html):
     assert "default-src 'none'" in csp and "unsafe-inline" not in csp.split("script-src")[1]
 
 
+def test_static_flags_are_listed_by_student(html, hostile_class):
+    """The scan's findings, forbidden uses and routes around the guard, per student, escaped."""
+    rows = classreport.class_summary(hostile_class, {})["flags"]
+    assert [(r["student"], r["exercise"], r["name"], r["line"], r["route"]) for r in rows] == [
+        (HOSTILE, "a/one", "torch.ops", 3, True)]
+    section = html.split('id="flags"')[1].split("</section>")[0]
+    assert "torch.ops.aten.one_hot(x)" in section and "route around the guard" in section
+    assert SCRIPT not in section
+
+
 def test_page_sections_and_charts(html, hostile_class):
-    for section in ("overview", "distribution", "exercises", "properties", "errors", "problems",
+    for section in ("overview", "distribution", "exercises", "properties", "errors", "flags", "problems",
                     "roster"):
         assert f'id="{section}' in html
     assert html.count("<svg") == 1 + 2  # totals + one per exercise graded by someone

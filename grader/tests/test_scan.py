@@ -248,3 +248,26 @@ def test_mutants_that_use_a_forbidden_api_are_flagged_and_no_others():
         if found:
             flagged[path.relative_to(MUTANTS).as_posix()] = found
     assert flagged == FLAGGED_MUTANTS
+
+
+def test_routes_around_the_guard_are_flagged_for_the_instructor():
+    """What the worker refuses at run time (grader.sandbox.armor) and what it cannot
+    refuse alike: every route a submission took around the guard is a finding, marked
+    indirect; a forbidden use through one of them is reported once, as the use."""
+    source = textwrap.dedent("""
+        import sys, threading
+        import torch
+        from torch._C import DisableTorchFunction
+        def one_hot(labels, n=-1):
+            sys.setprofile(None)
+            with torch._C.DisableTorchFunction():
+                x = torch.ops.aten.one_hot(labels, n)
+            threading.Thread(target=print).start()
+            exec("1")
+            return torch._C._nn.one_hot(labels)
+    """)
+    found = [(f.name, f.line, f.indirect) for f in scan_source(source, ONE_HOT, "x.py")]
+    assert found == [("threading", 2, True), ("torch._C", 4, True), ("sys.setprofile", 6, True),
+                     ("torch._C", 7, True), ("torch.ops", 8, True), ("threading", 9, True),
+                     ("builtins.exec", 10, True), ("F.one_hot", 11, False)]
+    assert scan_source("import threading\n", {}, "x.py") == []  # nothing forbidden: nothing to guard
