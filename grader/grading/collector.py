@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from grader.core import course, hints
+from grader.core import budgets, course, hints
 from grader.core import results as results_module
 from grader.core.course import course_root
 from grader.core.outcomes import PASSED
@@ -87,6 +87,10 @@ class ResultsCollector:
                        "workers": getattr(self.config.option, "numprocesses", None) or 0,
                        "shrink": not self.config.getoption("no_shrink"),
                        "isolation": self.isolation or {"mode": self.config.getoption("isolation")}}
+        if self.tests_dir is not None:  # the wall budgets the drills were graded under
+            environment["budgets"] = budgets.load(
+                self.tests_dir, {eid: course.test_file(self.tests_dir.parent, eid) for eid in self.exercises},
+                self.config.getoption("drill_budget")).as_json()
         suite = results_module.suite_hash(self.tests_dir) if self.tests_dir else None
         self.results = results_module.build(submission, self.exercises,
                                             list(self.tests.values()), environment, suite)

@@ -73,13 +73,18 @@ TEST_TIMEOUT = Option(
     "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT_S, metavar="SECONDS",
     help=f"wall-clock limit per test; past it the test is 'timed out' "
          f"(default {DEFAULT_TEST_TIMEOUT_S:g})")
+DRILL_BUDGET = Option(
+    "--drill-budget", type=float, default=None, metavar="SECONDS",
+    help="wall-clock budget per drill, past which its remaining properties are 'timed out' "
+         "(default: 10 times the reference's time on the drill's tests plus 30 s, from "
+         "tests/reference_times.json; 180 s for a drill with no time recorded)")
 NO_SHRINK = Option(
     "--no-shrink", action="store_true", default=False,
     help="skip hypothesis' shrinking: the same scores, sooner, but counterexamples are the "
          "first failing inputs found, not the smallest")
 
 # What ``grade`` and ``grade-all`` pass on to the plugin, in this order.
-GRADING: tuple[Option, ...] = (ISOLATION, SANDBOX_OFF, CALL_TIMEOUT, TEST_TIMEOUT, NO_SHRINK)
+GRADING: tuple[Option, ...] = (ISOLATION, SANDBOX_OFF, CALL_TIMEOUT, TEST_TIMEOUT, DRILL_BUDGET, NO_SHRINK)
 
 # The plugin's own options, which only a direct pytest run gives by hand.
 SUBMISSION = Option("--submission", metavar="DIR", help=(

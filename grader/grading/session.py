@@ -20,6 +20,7 @@ import json
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any
@@ -29,6 +30,7 @@ import pytest
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.contract.loader import load_exercise
+from grader.core import budgets as budgets_module
 from grader.core.course import course_root
 from grader.core.course import exercise_id as exercise_id_of
 from grader.core.outcomes import ERROR, FAILED, NOT_RUN, TimedOut
@@ -68,6 +70,8 @@ class GradingSession:
 
         self.config = config
         self._references: dict[tuple[Path, str], ModuleType] = {}
+        self._budgets: budgets_module.Budgets | None = None
+        self._spent: dict[str, float] = {}  # drill id -> seconds its tests ran in this process
         profiles.activate(config.getoption("hypothesis_profile", None))
         # Drill tensors are tiny: extra intra-op threads only fight over the cores.
         # Measured on a busy 2-core machine: a float64 softmax of 100 elements took
@@ -178,8 +182,15 @@ class GradingSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        if _meta(item) is None:
+        meta = _meta(item)
+        if meta is None:
             return
+        drill = meta["exercise"]
+        left = self._budget_left(item, drill)
+        if left <= 0:
+            raise TimedOut(f"{drill} used up its grading budget ({self._budgets.of(drill):g} s, "
+                           f"{budgets_module.FACTOR:g} times the reference's time on these tests "
+                           f"plus {budgets_module.MARGIN:g} s): its remaining properties are not run")
         reason = _missing_requirement(item)
         if reason:
             item.stash[_not_run_reason] = reason
@@ -187,12 +198,27 @@ class GradingSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Any:
-        previous = _clock(item) if _meta(item) is not None else None
+        meta = _meta(item)
+        if meta is None:
+            return (yield)
+        drill = meta["exercise"]
+        previous = _clock(item, self._budget_left(item, drill))
+        start = time.monotonic()
         try:
             return (yield)
         finally:
+            self._spent[drill] = self._spent.get(drill, 0.0) + time.monotonic() - start
             if previous is not None:
                 _stop_clock(previous)
+
+    def _budget_left(self, item: pytest.Item, drill: str) -> float:
+        """Seconds left of ``drill``'s wall budget in this process (``grader.core.budgets``)."""
+        if self._budgets is None:
+            tests = {exercise_id(Path(str(i.path)), exercise_marker(i)): Path(str(i.path))
+                     for i in item.session.items if exercise_marker(i) is not None}
+            self._budgets = budgets_module.load(course_root(Path(str(item.path))) / "tests", tests,
+                                                self.config.getoption("drill_budget"))
+        return self._budgets.of(drill) - self._spent.get(drill, 0.0)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -236,16 +262,20 @@ def _missing_requirement(item: pytest.Item) -> str | None:
     return None
 
 
-def _clock(item: pytest.Item) -> Any:
-    """Raise ``TimedOut`` in the test's thread when its time is up (main thread only)."""
-    limit = item.config.getoption("test_timeout")
-    if not limit or threading.current_thread() is not threading.main_thread() \
+def _clock(item: pytest.Item, budget_left: float) -> Any:
+    """Raise ``TimedOut`` in the test's thread when its time is up, or its drill's budget
+    (main thread only)."""
+    per_test = item.config.getoption("test_timeout")
+    if not per_test or threading.current_thread() is not threading.main_thread() \
             or not hasattr(signal, "setitimer"):
         return None
+    limit = max(min(per_test, budget_left), 0.01)
+    why = (f"the test ran past its {per_test:g} s limit" if per_test <= budget_left else
+           "the drill's grading budget ran out during this test")
 
     def expire(signum: int, frame: FrameType | None) -> None:
         signal.setitimer(signal.ITIMER_REAL, 1.0)  # again, in case the student swallows it
-        raise TimedOut(f"the test ran past its {limit:g} s limit")
+        raise TimedOut(why)
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, limit)

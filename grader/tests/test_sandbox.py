@@ -266,3 +266,42 @@ def test_a_sandbox_that_cannot_be_set_up_stops_the_grading(tmp_path):
     assert "the sandbox could not start" in done.stderr, done.stderr[-3000:]
     assert "no space left for the submission's copy (test)" in done.stderr, done.stderr[-3000:]
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+# Correct, but each call takes just under the call limit: no call ever times out.
+SLOW_BUT_IN_TIME = '''
+import time
+
+def is_contiguous(size, stride):
+    time.sleep(0.6)
+    expected = 1
+    for n, s in reversed(list(zip(size, stride))):
+        if n != 1 and s != expected:
+            return 0 in size
+        expected *= max(n, 1)
+    return True
+
+def contiguous_strides(size):
+    time.sleep(0.6)
+    strides, step = [], 1
+    for n in reversed(size):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+'''
+
+
+def test_a_submission_slow_under_the_call_limit_stops_at_its_drills_budget(tmp_path):
+    """Every call answers within --call-timeout, so no call times out; the drill's wall
+    budget ends its grading instead, and the budgets used are in results.json."""
+    (tmp_path / "slow" / "tensors").mkdir(parents=True)
+    (tmp_path / "slow" / "tensors" / "contiguity.py").write_text(SLOW_BUT_IN_TIME)
+    start = time.perf_counter()
+    results = run_grade(tmp_path / "slow", tmp_path / "out", "--only", "tensors/contiguity",
+                        "--call-timeout", "1", "--drill-budget", "4", "--no-shrink", timeout=120)
+    seconds = time.perf_counter() - start
+    tests = exercise(results, "tensors/contiguity")["tests"]
+    assert {t["outcome"] for t in tests} == {"timed_out"}, [(t["name"], t["outcome"]) for t in tests]
+    assert any("budget" in t["message"] for t in tests)
+    assert seconds < 40, f"the grading took {seconds:.0f} s; its budget was 4 s"
+    assert results["environment"]["budgets"]["drills"] == {"tensors/contiguity": 4.0}

@@ -47,6 +47,15 @@ def test_reference_scores_full_marks(tmp_path_factory):
     assert results["score"] == results["max_score"] > 0
 
 
+def test_every_drill_has_a_budget_from_the_reference(tmp_path_factory):
+    """tests/reference_times.json is current: every drill's budget is derived from the
+    reference's time on its tests as they are (a changed test file falls back to the
+    default budget until ``bench/reference_times.py`` is run again)."""
+    budgets = reference_results(tmp_path_factory)["environment"]["budgets"]
+    stale = {d: s for d, s in budgets["source"].items() if s != "reference"}
+    assert not stale, f"run bench/reference_times.py: these drills' tests changed since {stale}"
+
+
 def test_only_hardware_tests_are_not_run(tmp_path_factory):
     for e in reference_results(tmp_path_factory)["exercises"]:
         for t in e["tests"]:

@@ -1,0 +1,36 @@
+"""Measure the reference's grading time per drill and record it in tests/reference_times.json.
+
+Each drill's wall budget is derived from it (grader/core/budgets.py: 10 times the
+reference's time plus 30 s). Run it after changing a drill's tests (a drill whose
+test file changed since gets the default budget until then), inside the tox
+environment: ``.tox/py3/bin/python bench/reference_times.py``. Prints each drill's
+time; the sums of the test durations, graded in-process, one process.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's grader, not an installed one
+
+from grader.core import budgets  # noqa: E402
+from grader.core.course import exercise_tests  # noqa: E402
+from grader.grading.run import grade  # noqa: E402
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as out:
+        results = grade(REPO, REPO / "reference", Path(out), show_progress=False,
+                        extra_args=["--isolation", "none"])
+    seconds = {ex["id"]: sum(t["duration_s"] for t in ex["tests"]) for ex in results["exercises"]}
+    for drill, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
+        print(f"{s:7.2f} s  {drill}")
+    path = budgets.record(REPO / "tests", exercise_tests(REPO), seconds)
+    print(f"total {sum(seconds.values()):.1f} s; written to {path.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
