@@ -211,6 +211,10 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
         "where submissions' code runs (default sandbox: confined workers; process: "
         "unconfined workers; none: inside the grading process, restarted for every "
         "submission; only for code you trust)"))
+    g.add_argument("--allow-degraded", action="store_true",
+                   help="grade even where the sandbox lacks a layer (no bubblewrap, Landlock, "
+                        "seccomp..., a --sandbox-off, or --isolation process or none); without "
+                        "it grade-all refuses and names what is missing")
     g.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
     g.add_argument("--no-similarity", action="store_true",

@@ -56,6 +56,7 @@ from grader.grading import options
 from grader.grading.commands import check_templates
 from grader.grading.run import grading_args
 from grader.reports import report as report_module
+from grader.sandbox import confine
 
 GRADEBOOK = "gradebook.sqlite"
 STUDENTS = "students"
@@ -157,8 +158,12 @@ class ClassGrading:
     """One grade-all run: plan the jobs, run them, record and publish."""
 
     def __init__(self, course: Path, out: Path, pytest_args: list[str], isolation: str,
-                 only: list[str] | None, force: bool, console: Console):
+                 only: list[str] | None, force: bool, console: Console,
+                 sandbox_off: list[str] | None = None, allow_degraded: bool = False):
+        """``sandbox_off``: the layers forced off (also in ``pytest_args``); without
+        ``allow_degraded`` a grading process refuses to grade where a layer is off."""
         self.course, self.out, self.console = course, out, console
+        self.sandbox_off, self.allow_degraded = list(sandbox_off or []), allow_degraded
         self.pytest_args, self.isolation = pytest_args, isolation
         self.only, self.force = only, force
         self.suite = results_module.suite_hash(course / "tests")
@@ -199,6 +204,7 @@ class ClassGrading:
                 earlier = None  # nothing of it is kept
             payload = {"student": entry.student, "course": str(self.course),
                        "isolation": self.isolation, "args": self.pytest_args,
+                       "allow_degraded": self.allow_degraded, "sandbox_off": self.sandbox_off,
                        "files": base64.b64encode(submissions.pack(files)).decode()}
             attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
             jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier,
@@ -345,13 +351,19 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
     if not 0 < args.similarity_threshold <= 1:
         raise UsageError(f"--similarity-threshold is a share of a student's code, more than 0 and at "
                          f"most 1 (got {args.similarity_threshold:g})")
+    off = list(args.sandbox_off or [])
+    if not args.allow_degraded and not args.scheduler:  # a cluster's machines check for themselves
+        refused = confine.refuse_degraded(args.isolation, off)
+        if refused:
+            raise UsageError(refused)
     check_templates(course)  # a missing template is reported now, not after grading
     pytest_args = grading_args(course, args.only, 0, args.profile,
                                options.pytest_args(args, args.isolation))
     if args.marker:
         pytest_args += ["-m", args.marker]
     console = Console(stderr=True, soft_wrap=True)
-    grading = ClassGrading(course, out, pytest_args, args.isolation, args.only, args.force, console)
+    grading = ClassGrading(course, out, pytest_args, args.isolation, args.only, args.force, console,
+                           sandbox_off=off, allow_degraded=args.allow_degraded)
     entries = submissions.discover(folder.resolve(), exercise_tests(course))
     gradeproc.remove_stale()
     started = time.perf_counter()

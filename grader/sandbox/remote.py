@@ -96,14 +96,12 @@ class Sandbox:
         """A new worker for ``exercise``, confined, with its own private tmp (and
         ``shared``, a folder gloo ranks meet in, also writable)."""
         self._serial += 1
-        tmp = self.tmp / f"w{self._serial}"
-        tmp.mkdir(mode=0o700)
-        if self.plan.on("uid"):
-            os.chown(tmp, confine.NOBODY, confine.NOBODY)
+        tmp = self.private(f"w{self._serial}")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         request = {"op": "fork", "plan": self.plan.to_json(), "copy": str(self.copy),
                    "submission": str(self.submission), "exercise": exercise, "forbid": forbid,
-                   "tmp": str(tmp), "role": role, "shared": str(shared) if shared else None}
+                   "tmp": str(tmp), "role": role, "shared": str(shared) if shared else None,
+                   "make": self.plan.on("bwrap")}
         try:
             pid = int(self.zygote.exchange(request, [theirs.fileno()])["pid"])
         except BaseException:
@@ -122,6 +120,19 @@ class Sandbox:
         if self.applied is None:
             self.applied = {k: str(v) for k, v in dict(hello.get("applied") or {}).items()}
         return worker
+
+    def private(self, name: str) -> Path:
+        """A folder only this submission's workers may write in. In bubblewrap it is on
+        the zygote's scratch tmpfs (a fixed size, apart from every grader's folders: a
+        worker that fills it fills its own; the worker makes it); else beside the copy,
+        made here for the workers' uid."""
+        if self.plan.on("bwrap"):
+            return Path(confine.SCRATCH) / self.tmp.name / name
+        path = self.tmp / name
+        path.mkdir(mode=0o700)
+        if self.plan.on("uid"):
+            os.chown(path, self.plan.uid, self.plan.uid)
+        return path
 
     def new_worker(self, exercise: str, forbid: dict[str, str], role: str = "worker",
                    shared: Path | None = None) -> _Worker:
@@ -182,9 +193,16 @@ class Sandbox:
             raise
 
     def close(self) -> None:
-        """Stop this submission's workers and remove its copy (the zygote stays)."""
+        """Stop this submission's workers and remove its copy and what its workers left
+        in the scratch space (the zygote stays, for the next submission)."""
         kill_workers(list(self.workers.values()))
         self.workers.clear()
+        if self.plan.on("bwrap"):
+            try:
+                self.zygote.exchange({"op": "wipe", "path": str(Path(confine.SCRATCH) / self.tmp.name),
+                                      "uid": self.plan.uid if self.plan.on("uid") else None})
+            except SandboxError:
+                pass  # a zygote that is gone took its scratch space with it
         remove_tree(self.tmp)
 
     def report(self) -> dict[str, Any]:
@@ -471,10 +489,7 @@ class SandboxedImplementation(Implementation):
     def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]], p2p: bool = False) -> list[Any]:
         """Every rank is its own worker, forked from the zygote like the others."""
         world = len(rank_args)
-        rendezvous = self.sandbox.tmp / f"gloo-{os.getpid()}-{id(rank_args)}"
-        rendezvous.mkdir(mode=0o700)
-        if self.sandbox.plan.on("uid"):
-            os.chown(rendezvous, confine.NOBODY, confine.NOBODY)
+        rendezvous = self.sandbox.private(f"gloo-{os.getpid()}-{id(rank_args)}")
         ranks: list[_Worker] = []
         try:
             for _ in range(world):
@@ -507,7 +522,8 @@ class SandboxedImplementation(Implementation):
             return results
         finally:
             kill_workers(ranks)
-            remove_tree(rendezvous)
+            if not self.sandbox.plan.on("bwrap"):
+                remove_tree(rendezvous)
 
 
 class _Listeners(Listener):

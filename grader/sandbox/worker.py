@@ -40,6 +40,7 @@ from grader.contract.call import guarded_call
 from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden, ForbiddenUse
 from grader.contract.impl import Implementation
+from grader.core import files
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
 from grader.sandbox import armor, confine, wire
 
@@ -100,6 +101,9 @@ def zygote(control: socket.socket) -> None:
                 except OSError:
                     pass
             control.sendall(b'{"killed": true}')
+        elif request["op"] == "wipe":
+            _wipe(str(request.get("path", "")), request.get("uid"))
+            control.sendall(b'{"wiped": true}')
     for pid in children:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -449,6 +453,34 @@ def _versions(obj: Any) -> Any:
     return object()  # modules and optimizers: always sent back
 
 
+def _make_scratch(path: Path) -> None:
+    """A worker's folder on the scratch tmpfs (and its submission's folder there), made
+    while this process is still root in the sandbox; the uid drop hands it over."""
+    if not path.is_relative_to(confine.SCRATCH) or ".." in path.parts:
+        raise ValueError(f"{path} is not under {confine.SCRATCH}")
+    path.parent.mkdir(mode=0o755, exist_ok=True)
+    path.mkdir(mode=0o700, exist_ok=True)
+
+
+def _wipe(path: str, uid: Any) -> None:
+    """Remove a submission's folder from the scratch tmpfs, as the uid its workers ran as
+    (the zygote cannot write in their folders), in a child that ends with it."""
+    if not Path(path).is_relative_to(confine.SCRATCH) or ".." in Path(path).parts:
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if type(uid) is int:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+            files.remove_tree(path)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    files.remove_tree(path)  # what is left is the zygote's own (the folder itself)
+
+
 def _die_with_zygote(zygote: int) -> None:
     """SIGKILL this worker when the zygote goes (the grader restarts a dead zygote,
     and nothing may outlive it). Set after the uid drop, which clears it."""
@@ -464,6 +496,9 @@ def serve(sock: socket.socket, request: dict[str, Any]) -> None:
     """The worker's life, in the forked child: confine, say hello, serve."""
     plan = confine.Plan.from_json(request["plan"])
     writable = [request["tmp"], *([request["shared"]] if request.get("shared") else [])]
+    if request.get("make"):  # on the scratch tmpfs, which only the sandbox sees: made here
+        for path in writable:
+            _make_scratch(Path(path))
     applied = confine.confine_worker(plan, readable=[request["copy"]], writable=writable,
                                      role=request.get("role", "worker"))
     _die_with_zygote(request["zygote"])

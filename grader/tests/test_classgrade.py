@@ -23,8 +23,10 @@ from typing import Any
 
 import pytest
 
+from grader.classroom import gradeproc
 from grader.classroom.gradebook import Gradebook
 from grader.core import results as results_module
+from grader.sandbox import confine
 from grader.tests.classroom import make_class
 from grader.tests.grading import REPO, exercise
 from grader.tests.shared import shared
@@ -184,6 +186,9 @@ def test_merge_folds_a_cuda_runners_results_into_the_gradebook(graded_class, tmp
     (["nowhere", "--out", "x"], "is not a folder"),
     (["grader", "--out", "x", "--workers", "0"], "--workers must be at least 1"),
     (["grader", "--out", "x", "--only", "tensors/nope"], "unknown exercise tensors/nope"),
+    (["grader", "--out", "x", "--isolation", "process"],
+     "--isolation process grades without 5 of the sandbox's 5 layers"),
+    (["grader", "--out", "x", "--sandbox-off", "seccomp"], "seccomp off: forced off (--sandbox-off)"),
 ])
 def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):
     args = [str(tmp_path / a) if a in ("nowhere", "x") else a for a in args]
@@ -199,13 +204,24 @@ def test_a_grading_process_that_dies_costs_one_submission(tmp_path):
     shutil.copytree(REPO / "reference", folder / "crasher")
     (folder / "crasher" / "tensors" / "one_hot.py").write_text("import os\nos._exit(7)\n")
     proc = grade_all(str(folder), "--out", str(tmp_path / "out"), "--workers", "2",
-                     "--isolation", "none", *QUICK)
+                     "--isolation", "none", "--allow-degraded", *QUICK)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "1 could not be graded" in proc.stdout
     assert "crasher: the grading process died (exit 7)" in proc.stdout
     graded = current(tmp_path / "out")
     assert sorted(graded) == ["s000-reference", "s001-stubs"]
     assert graded["s000-reference"]["score"] == 30
+
+
+def test_a_grading_process_refuses_a_degraded_sandbox_unless_allowed(tmp_path):
+    """The check a cluster's machines make for themselves, before unpacking anything."""
+    job = {"student": "s", "course": str(REPO), "isolation": "sandbox", "args": [],
+           "files": "", "sandbox_off": ["landlock"]}
+    answer = gradeproc.serve(job, tmp_path)
+    assert "landlock off: forced off (--sandbox-off)" in answer["error"], answer
+    assert "--allow-degraded" in answer["error"] and not list(tmp_path.iterdir())
+    if all(state == "on" for state in confine.plan("sandbox").layers.values()):
+        assert confine.refuse_degraded("sandbox") is None  # the twin: a whole sandbox grades
 
 
 def _graded_count(db: Path) -> int:

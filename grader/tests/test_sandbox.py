@@ -126,7 +126,10 @@ def assert_boundary_holds(results: dict, seconds: float) -> dict:
 
 
 def test_every_layer(submission, tmp_path):
-    results, seconds = grade(submission, tmp_path, "--isolation", "sandbox")
+    """As one of grade-all's grading processes runs it: its workers take the uid it is given."""
+    pool_uid = confine.POOL_BASE + 1
+    results, seconds = grade(submission, tmp_path, "--isolation", "sandbox",
+                             prefix=("env", f"{confine.UID_ENV}={pool_uid}"))
     isolation = results["environment"]["isolation"]
     available = confine.plan("sandbox").layers
     assert isolation["mode"] == "sandbox"
@@ -137,7 +140,7 @@ def test_every_layer(submission, tmp_path):
     if available["seccomp"] == "on":
         assert facts["inet"] == "refused", facts
     if available["uid"] == "on":
-        assert facts["uid"] == confine.NOBODY
+        assert facts["uid"] == pool_uid, facts
     assert facts["cpus"] == 1, "the worker did not move to its grader's CPU"
 
 
@@ -171,6 +174,8 @@ def test_each_layer_forced_off(submission, tmp_path, layer):
         assert facts["inet"] == "refused", facts
     if others.get("landlock") == "on" or others.get("bwrap") == "on":
         assert facts["reference"] != "readable", facts
+    if others.get("uid") == "on":
+        assert facts["uid"] == confine.NOBODY, facts  # no pool uid given: 65534
 
 
 def test_a_bare_process(submission, tmp_path):
