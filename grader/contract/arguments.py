@@ -52,12 +52,14 @@ class Targets:
     objects: list[Any] = field(default_factory=list)
 
     @classmethod
-    def of(cls, args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False) -> Targets:
-        """``ranks``: ``args`` are a rank run's, one sequence of arguments per rank."""
+    def of(cls, args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False,
+           rank: int | None = None) -> Targets:
+        """``ranks``: ``args`` are a rank run's, one sequence of arguments per rank;
+        ``rank``: ``args`` are that one rank's."""
         targets = cls()
-        per_rank = list(enumerate(args)) if ranks else [(None, args)]
-        for rank, rank_args in per_rank:
-            prefix = "" if rank is None else f"rank {rank}'s "
+        per_rank = list(enumerate(args)) if ranks else [(rank, args)]
+        for r, rank_args in per_rank:
+            prefix = "" if r is None else f"rank {r}'s "
             for i, value in enumerate(rank_args):
                 targets._walk(value, f"{prefix}argument {i + 1}", 0)
         for name, value in kwargs.items():

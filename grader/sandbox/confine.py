@@ -6,14 +6,16 @@ machine; each is probed before grading starts, and the report says which ran:
 
 ``bwrap``     bubblewrap around the zygote: fresh net/pid/ipc/uts namespaces (no
               network but ``lo``) and a minimal read-only root in which the course
-              folder, and so ``reference/`` and ``tests/``, does not exist.
-``uid``       as root, the worker drops to uid/gid 65534 (nobody): all capabilities go.
+              folder, and so ``reference/`` and ``tests/``, does not exist; the
+              workers write on a 512 MiB tmpfs of the zygote's own.
+``uid``       as root, the worker drops to uid/gid 65534 (nobody; grade-all's grading
+              process k: 3900000000 + k): all capabilities go.
 ``landlock``  the worker can read only the interpreter, site-packages, the grader
               package (not ``grader/tests``, which holds near-solution mutants),
               system directories and its submission copy; write only its private tmp.
-``seccomp``   no fork/exec/ptrace, no namespaces or mounts, no sockets except AF_UNIX
-              (a gloo ``rank`` also gets AF_INET/AF_INET6 and route netlink), signals
-              only to itself.
+``seccomp``   no fork/exec/ptrace, no namespaces or mounts, no SysV IPC, no new
+              sockets (a gloo ``rank`` gets AF_UNIX, AF_INET/AF_INET6 and route
+              netlink), signals only to itself.
 ``rlimits``   CPU seconds, 2 GiB of data, 64 MiB files, 256 fds, no core files.
 
 Where a layer is unavailable (not root, no user namespaces, an old kernel, a
@@ -388,12 +390,15 @@ def _seccomp_filter(role: str) -> Any:
     # clone3 first, and on ENOSYS falls back to clone, where the flags are visible.
     f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
-    # Sockets: AF_UNIX only (our channel is already open). A gloo rank also gets
-    # AF_INET/AF_INET6 (in bwrap's net namespace they reach only lo) and route netlink,
-    # which gloo's getifaddrs() needs to find lo (read-only without CAP_NET_ADMIN).
-    # One argument may appear once per rule, so the families in between are listed.
+    # Sockets: a worker makes none (its channel to the grader is already open), so the
+    # workers of one zygote, which share its network namespace, cannot meet on an
+    # abstract AF_UNIX address: the ranks of a rank run talk only through the grader.
+    # A gloo rank gets AF_UNIX, AF_INET/AF_INET6 (in bwrap's net namespace they reach
+    # only lo) and route netlink, which gloo's getifaddrs() needs to find lo (read-only
+    # without CAP_NET_ADMIN). One argument may appear once per rule, so the families in
+    # between are listed.
     if role == "worker":
-        f.add_rule(eperm, "socket", sc.Arg(0, sc.NE, _AF_UNIX))
+        f.add_rule(eperm, "socket")
     else:
         allowed = (_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK)
         for family in range(_AF_NETLINK):

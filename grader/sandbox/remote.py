@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import builtins
 import ctypes
+import itertools
 import os
 import socket
 import sys
@@ -80,9 +81,9 @@ class Sandbox:
         self.copy = self.tmp / "submission"
         copy_sources(submission, self.copy)
         self.applied: dict[str, str] | None = None
-        self.workers: dict[str, _Worker] = {}
+        self.workers: dict[tuple[str, int | None], _Worker] = {}  # (exercise, rank or None)
         self.timeouts: Counter[tuple[str, str]] = Counter()
-        self._serial = 0
+        self._serials = itertools.count(1)  # next() is atomic: rank runs fork from threads
         self._restarts_before = self.zygote.restarts
         self.broken: str | None = None  # why this sandbox stopped working (``new_worker``)
 
@@ -95,8 +96,7 @@ class Sandbox:
              shared: Path | None = None) -> _Worker:
         """A new worker for ``exercise``, confined, with its own private tmp (and
         ``shared``, a folder gloo ranks meet in, also writable)."""
-        self._serial += 1
-        tmp = self.private(f"w{self._serial}")
+        tmp = self.private(f"w{next(self._serials)}")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         request = {"op": "fork", "plan": self.plan.to_json(), "copy": str(self.copy),
                    "submission": str(self.submission), "exercise": exercise, "forbid": forbid,
@@ -152,23 +152,31 @@ class Sandbox:
             self.broken = f"the sandbox stopped working: {exc}"
             raise SandboxBroken(self.broken) from None
 
-    def worker(self, exercise: str, forbid: dict[str, str]) -> _Worker:
-        """``exercise``'s live worker, started if it has none."""
-        worker = self.workers.get(exercise)
+    def worker(self, exercise: str, forbid: dict[str, str], rank: int | None = None) -> _Worker:
+        """``exercise``'s live worker (or the one of its rank runs' ``rank``), started if
+        it has none."""
+        worker = self.workers.get((exercise, rank))
         if worker is None or not worker.alive:
-            worker = self.workers[exercise] = self.new_worker(exercise, forbid)
+            worker = self.workers[exercise, rank] = self.new_worker(exercise, forbid)
         return worker
+
+    def forget(self, exercise: str, rank: int | None = None) -> None:
+        """Kill ``exercise``'s worker (or its ``rank``'s): the next request forks a new one."""
+        worker = self.workers.pop((exercise, rank), None)
+        if worker is not None:
+            worker.kill()
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
                 header: dict[str, Any], buffers: Sequence[memoryview],
-                listener: Listener | None = None) -> tuple[dict[str, Any], bytearray]:
-        """Send one request to ``exercise``'s worker and wait for its answer, within the limit
-        (``listener`` serves what the worker says meanwhile: a rank's collective, a recorder)."""
+                listener: Listener | None = None, rank: int | None = None) -> tuple[dict[str, Any], bytearray]:
+        """Send one request to ``exercise``'s worker (``rank``'s, for one rank of a rank
+        run) and wait for its answer, within the limit (``listener`` serves what the
+        worker says meanwhile: a rank's collective, a recorder)."""
         key = (exercise, function)
         if self.timeouts[key] >= MAX_TIMEOUTS:
             raise TimedOut(f"{function}() was not called: {self.timeouts[key]} earlier calls ran "
                            f"past the {self.call_timeout:g} s limit")
-        worker = self.worker(exercise, forbid)
+        worker = self.worker(exercise, forbid, rank)
         try:
             reply, payload = worker.exchange(header, buffers, self.call_timeout, listener)
             if reply.get("exiting"):  # it used a forbidden API and ended itself after saying so
@@ -405,13 +413,15 @@ class SandboxedImplementation(Implementation):
         """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder.
         ``targets``: the call's arguments; what the worker says the call changed of them
         is written into the grader's objects only as far as the function may change them.
-        ``ranks``: serves a rank run's collectives here, as the worker's ranks make them."""
+        ``ranks``: serves one rank's collectives here, as its worker makes them (the
+        request goes to that rank's worker)."""
+        rank = ranks.rank if ranks is not None else None
         encoder = wire.Encoder(strict=True)
         header = {**header, **{k: encoder.value(v) for k, v in values.items()},
                   "objects": encoder.objects}
         listener = _Listeners(_Recorders(encoder.table), ranks)
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
-                                              header, encoder.buffers, listener)
+                                              header, encoder.buffers, listener, rank)
         self.output.echo(reply)
         self.effects += _effects(reply)
         if "raise" in reply:
@@ -429,9 +439,7 @@ class SandboxedImplementation(Implementation):
                 self._attach(decoder, graph, encoder.table)
             return decoder.value(reply.get("ok")), decoder
         except wire.WireError as exc:
-            worker = self.sandbox.workers.pop(self.exercise_id, None)
-            if worker is not None:
-                worker.kill()
+            self.sandbox.forget(self.exercise_id, rank)
             raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
 
     def _attach(self, decoder: wire.Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
@@ -460,30 +468,50 @@ class SandboxedImplementation(Implementation):
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
                         records: Sequence[dict[str, Any] | None]) -> harness.RankRun:
-        """The ranks run in the worker; their ``all_reduce`` calls are served and counted here."""
+        """Every rank in a worker of its own; their ``all_reduce`` calls are served and
+        counted here, per worker."""
         fake = harness.CountingAllReduce(len(rank_args))
-        results = self._rank_run(name, {"op": "ranks", "name": name, "collective": collective},
-                                 rank_args, _RankServer(fake, len(rank_args), collective=collective))
+        results = self._rank_run(name, {"collective": collective}, rank_args, fake)
         _record_results(records, results)
         return harness.RankRun(results, list(fake.calls))
 
     def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],
                             records: Sequence[dict[str, Any] | None]) -> harness.P2PRun:
-        """The ranks run in the worker; every send and recv is served and logged here."""
+        """Every rank in a worker of its own; every send and recv is served and logged here."""
         fake = harness.PointToPoint(len(rank_args))
-        results = self._rank_run(name, {"op": "p2p", "name": name}, rank_args,
-                                 _RankServer(fake, len(rank_args)))
+        results = self._rank_run(name, {}, rank_args, fake)
         _record_results(records, results)
         return harness.P2PRun(results, [list(s) for s in fake.sent])
 
     def _rank_run(self, name: str, header: dict[str, Any], rank_args: Sequence[Sequence[Any]],
-                  server: _RankServer) -> list[Any]:
-        out, _ = self._send(name, header, {"rank_args": [list(a) for a in rank_args]},
-                            Targets.of(rank_args, {}, ranks=True), server)
-        results = out.get("results") if isinstance(out, dict) else None
-        if type(results) is not list or len(results) != len(rank_args):
-            raise BrokenContract(f"{name}(): the worker answered {len(rank_args)} ranks with "
-                                 "something else than one result each")
+                  fake: Any) -> list[Any]:
+        """Call ``name`` on every rank at once, each in its own worker (the ranks of one
+        process could share memory, which real ranks cannot), from one thread per rank
+        here; a rank that ends (or fails) is finished in the fake, so ranks waiting on it
+        learn it. Raises the most telling rank's error."""
+        world = len(rank_args)
+        results: list[Any] = [None] * world
+        errors: list[BaseException | None] = [None] * world
+        collective = header.get("collective")
+
+        def run(rank: int) -> None:
+            try:
+                results[rank], _ = self._send(
+                    name, {**header, "op": "rank", "name": name, "rank": rank, "world": world},
+                    {"args": list(rank_args[rank])}, Targets.of(rank_args[rank], {}, rank=rank),
+                    _RankServer(fake, rank, collective))
+            except BaseException as exc:  # noqa: BLE001 - raised below, in the caller's thread
+                errors[rank] = exc
+            finally:
+                fake.finish(rank)
+
+        threads = [threading.Thread(target=run, args=(r,), name=f"rank-{r}-grader", daemon=True)
+                   for r in range(world)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        harness.raise_first(errors)
         return results
 
     def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]], p2p: bool = False) -> list[Any]:
@@ -564,14 +592,14 @@ class _Recorders(Listener):
 
 
 class _RankServer(Listener):
-    """The grader's side of a rank run in a worker: each rank's ``all_reduce`` (or ``send``
-    and ``recv``) arrives as a message and is served by the harness's own fake, in a
-    thread of its own (it blocks until the other ranks arrive), so every call is made,
-    and counted, here. The worker's ranks only ever see the answers."""
+    """The grader's side of one rank's worker in a rank run: each ``all_reduce`` (or
+    ``send`` and ``recv``) arrives as a message and is served by the harness's own fake,
+    in a thread of its own (it blocks until the other ranks arrive), so every call is
+    made, and counted, here, for the rank whose worker sent it: a message that speaks
+    for another rank breaks the contract. The worker only ever sees the answers."""
 
-    def __init__(self, fake: Any, world: int, collective: str | None = None):
-        self.fake, self.world, self.collective = fake, world, collective
-        self.done: set[int] = set()
+    def __init__(self, fake: Any, rank: int, collective: str | None = None):
+        self.fake, self.rank, self.collective = fake, rank, collective
         self.threads: list[threading.Thread] = []
 
     def hears(self, message: dict[str, Any]) -> bool:
@@ -579,23 +607,19 @@ class _RankServer(Listener):
 
     def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
         if "rank_done" in message:
-            rank = self._rank(message.get("rank_done"))
-            self.fake.finish(rank)
-            self.done.add(rank)
-            if len(self.done) == self.world:
-                worker.send({"all_done": True})
+            self._own(message.get("rank_done"))
+            worker.send({"all_done": True})
             return
-        rank = self._rank(message.get("rank"))
+        self._own(message.get("rank"))
         value = wire.Decoder(message.get("objects", []), payload).value(message.get("value"))
-        thread = threading.Thread(target=self._serve, args=(message, rank, value, worker),
-                                  name=f"rank-{rank}-served", daemon=True)
+        thread = threading.Thread(target=self._serve, args=(message, self.rank, value, worker),
+                                  name=f"rank-{self.rank}-served", daemon=True)
         self.threads.append(thread)
         thread.start()
 
-    def _rank(self, rank: Any) -> int:
-        if type(rank) is not int or not 0 <= rank < self.world:
-            raise wire.WireError(f"a rank message names rank {str(rank)[:20]}, of {self.world}")
-        return rank
+    def _own(self, rank: Any) -> None:
+        if rank != self.rank or type(rank) is not int:
+            raise wire.WireError(f"rank {self.rank}'s worker spoke for rank {str(rank)[:20]}")
 
     def _serve(self, message: dict[str, Any], rank: int, value: Any, worker: _Worker) -> None:
         encoder = wire.Encoder(strict=False)
@@ -629,8 +653,7 @@ class _RankServer(Listener):
         raise harness.CollectiveMismatch(f"unknown point-to-point call {str(kind)[:40]}")
 
     def close(self) -> None:
-        for rank in range(self.world):  # waiting fakes learn the run is over, threads end
-            self.fake.finish(rank)
+        self.fake.finish(self.rank)  # this rank's request is over: ranks waiting on it learn it
         for thread in self.threads:
             thread.join(timeout=5)
 

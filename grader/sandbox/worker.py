@@ -10,7 +10,8 @@ serves requests on the socket the grader handed over:
 
 - ``call``: run one student function under the drill's guard;
 - ``backward``: send gradients back through the graph of an earlier call;
-- ``ranks`` / ``p2p``: the threaded rank harness, here, around the student's function;
+- ``rank``: be one rank of a rank run, whose collectives (or sends and receives) the
+  grader serves: every rank is a worker of its own;
 - ``gloo``: be one real gloo rank.
 
 Every answer is a ``grader.sandbox.wire`` message: plain data and raw tensor bytes.
@@ -212,8 +213,8 @@ class Worker:
         if op == "call":
             result = self.impl.invoke(header["name"], decoder.value(header["args"]),
                                        decoder.value(header["kwargs"]))
-        elif op in ("ranks", "p2p"):
-            result = {"results": self._ranks(header, decoder.value(header["rank_args"]), channel)}
+        elif op == "rank":
+            result = self._rank(header, decoder.value(header["args"]), channel)
         elif op == "gloo":
             os.environ["GLOO_SOCKET_IFNAME"] = "lo"
             result = harness.gloo_rank_call(
@@ -224,39 +225,36 @@ class Worker:
             raise wire.WireError(f"unknown request {op!r}")
         return self._answer(result, sent, versions)
 
-    def _ranks(self, header: dict[str, Any], rank_args: list[Any], channel: _Channel) -> list[Any]:
-        """Every rank of a rank run as a thread of this worker. Their collectives (or sends
-        and receives) are the grader's: each call is a message, served and counted there.
-        This thread routes the grader's answers to the ranks until the grader says all are
-        done, then returns what each rank's call returned."""
-        name, world = header["name"], len(rank_args)
-        if header["op"] == "ranks":
+    def _rank(self, header: dict[str, Any], args: list[Any], channel: _Channel) -> Any:
+        """One rank of a rank run: every rank is a worker of its own, so ranks share no
+        memory but what the grader passes between them. The rank's collectives (or sends
+        and receives) are the grader's: each call is a message, served and counted there,
+        which knows which worker, hence which rank, it came from. The call runs in a
+        thread; this one routes the grader's answers to it until the grader says done."""
+        name, rank, world = str(header["name"]), int(header["rank"]), int(header["world"])
+        if header.get("collective"):
             collective = str(header["collective"])
-            ranks: _RemoteRanks = _RemoteCollective(channel, collective)
-
-            def rank_kwargs(rank: int) -> dict[str, Any]:
-                return {collective: ranks.for_rank(rank)}
+            kwargs: dict[str, Any] = {collective: _RemoteCollective(channel, collective).for_rank(rank)}
         else:
-            ranks = _RemotePointToPoint(channel, world)
-            rank_kwargs = ranks.for_rank
+            kwargs = _RemotePointToPoint(channel, world).for_rank(rank)
         outcome: dict[str, Any] = {}
 
         def run() -> None:
             try:
-                outcome["results"] = harness.rank_threads(
-                    lambda *args, **kwargs: self.impl.run(name, args, kwargs), rank_args,
-                    rank_kwargs, ranks.finish)
+                outcome["result"] = self.impl.run(name, args, kwargs)
             except BaseException as exc:  # noqa: BLE001 - raised below, in this thread
                 outcome["error"] = exc
+            finally:
+                channel.tell({"rank_done": rank})
 
         with observed(self.impl.effects):
-            runner = threading.Thread(target=run, name="ranks", daemon=True)
+            runner = threading.Thread(target=run, name=f"rank-{rank}", daemon=True)
             runner.start()
-            channel.route(world)
+            channel.route(rank)
             runner.join()
         if "error" in outcome:
             raise outcome["error"]
-        return list(outcome["results"])
+        return outcome["result"]
 
     def _answer(self, result: Any, sent: list[Any], versions: list[Any]) -> tuple[dict[str, Any], list]:
         encoder = wire.Encoder(strict=False, known=sent,
@@ -345,31 +343,21 @@ class _Channel:
             raise harness.CollectiveMismatch(str(answer["error"]))
         return wire.Decoder(answer.get("objects", []), payload).value(answer.get("value"))
 
-    def route(self, world: int) -> None:
-        """Hand the grader's answers to the ranks until it says every rank is done."""
-        for rank in range(world):
-            self.answers.setdefault(rank, queue.Queue())
+    def route(self, rank: int) -> None:
+        """Hand the grader's answers to the rank until it says the rank is done."""
+        answers = self.answers.setdefault(rank, queue.Queue())
         while True:
             header, payload = wire.receive(self.sock)
             if header.get("all_done"):
                 return
-            self.answers[int(header["rank"])].put((header, payload))
+            answers.put((header, payload))
 
 
-class _RemoteRanks:
-    def __init__(self, channel: _Channel):
-        self.channel = channel
-
-    def finish(self, rank: int) -> None:
-        self.channel.tell({"rank_done": rank})
-
-
-class _RemoteCollective(_RemoteRanks):
-    """``all_reduce`` for rank threads, served by the grader's counting fake."""
+class _RemoteCollective:
+    """``all_reduce`` for a rank, served by the grader's counting fake."""
 
     def __init__(self, channel: _Channel, collective: str):
-        super().__init__(channel)
-        self.collective = collective
+        self.channel, self.collective = channel, collective
 
     def for_rank(self, rank: int) -> Any:
         def all_reduce(tensor: Any, op: Any = None, group: Any = None, async_op: bool = False) -> Any:
@@ -384,12 +372,11 @@ class _RemoteCollective(_RemoteRanks):
         return all_reduce
 
 
-class _RemotePointToPoint(_RemoteRanks):
-    """Blocking ``send``/``recv`` for rank threads, served by the grader's fake."""
+class _RemotePointToPoint:
+    """Blocking ``send``/``recv`` for a rank, served by the grader's fake."""
 
     def __init__(self, channel: _Channel, world: int):
-        super().__init__(channel)
-        self.world = world
+        self.channel, self.world = channel, world
 
     def for_rank(self, rank: int) -> dict[str, Any]:
         def send(tensor: Any, dst: Any, group: Any = None, tag: int = 0) -> None:

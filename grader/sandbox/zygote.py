@@ -80,9 +80,9 @@ class Zygote:
         """One request to the zygote and its reply. An exchange cut short (the test's
         clock, Ctrl-C) leaves a reply in flight: the zygote is then restarted rather
         than letting a late reply answer the next request."""
-        if self._broken:
-            self.restart()
-        with self._lock:
+        with self._lock:  # one exchange at a time (a rank run forks its workers from threads)
+            if self._broken:
+                self.restart()
             self._broken = True
             try:
                 socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))

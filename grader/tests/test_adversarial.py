@@ -82,6 +82,13 @@ GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hangs": (("slow_correct", "catch_base_loop"), ("--call-timeout", str(CALL_TIMEOUT))),
     "channel": (("channel_forge", "kill_zygote"), ()),
     "links": (("symlink_reference", "symlink_folder"), ()),
+    # the guard's blind spots: another thread, a profile hook switched off, no torch-function modes
+    "guard-routes": (("disable_torch_function", "setprofile_off", "helper_thread"), ()),
+    # trusted observation: the dispatcher, ranks that are processes, rank identity
+    "ranks": (("aten_ops", "rank_shared_memory", "forge_rank"), ()),
+    "forgeries": (("patch_guard", "module_forward"), ()),
+    # write-back, clean-up of what a worker leaves, and a full scratch disk
+    "leftovers": (("steer_labels", "deep_tree", "fill_scratch"), ()),
 }
 
 # attacks whose exercise file is reached through a linked folder
@@ -95,6 +102,10 @@ OUTCOMES: dict[str, frozenset[str]] = {
     "channel_forge": LOSES,
     "slow_correct": TIMED_OUT, "catch_base_loop": TIMED_OUT,
     "symlink_reference": NOT_THERE, "symlink_folder": NOT_THERE,
+    # a drill's other function is left as its stub: not attempted
+    "setprofile_off": LOSES | NOT_THERE, "helper_thread": LOSES | NOT_THERE,
+    "rank_shared_memory": LOSES | NOT_THERE, "forge_rank": LOSES | NOT_THERE,
+    "module_forward": FAILED, "steer_labels": FAILED,
 }
 
 
@@ -471,6 +482,68 @@ def check_recon(g: Graded, report: str) -> None:
         assert 0 < limits["RLIMIT_FSIZE"] <= 2**30 and 0 < limits["RLIMIT_NOFILE"] <= 1024, limits
 
 
+def _refused_as_forbidden(g: Graded, attack: str, api: str) -> None:
+    """Every test that called the attacked drill's function ended on the forbidden use."""
+    target = attack_target(attack)
+    called = [t for t in records_of(g.results, target) if t["outcome"] in ("failed", "error")]
+    assert called and all(api in (t["message"] or "") for t in called), (
+        f"{attack}: tests not stopped by the guard on {api}: "
+        f"{[(t['name'], t['message'][:200]) for t in called if api not in (t['message'] or '')]}")
+
+
+def check_disable_torch_function(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "disable_torch_function", "torch.nn.functional.one_hot")
+
+
+def check_aten_ops(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "aten_ops", "torch.nn.functional.one_hot")
+
+
+def check_patch_guard(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "patch_guard", "torch.nn.functional.one_hot")
+
+
+def check_setprofile_off(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "setprofile_off", "torch.broadcast_shapes")
+
+
+def check_helper_thread(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "helper_thread", "DistributedSampler")
+
+
+def check_rank_shared_memory(g: Graded, report: str) -> None:
+    assert "VERDICT=alone" in report, report
+
+
+def check_forge_rank(g: Graded, report: str | None) -> None:
+    text = messages(g.results, "distributed/ring_allreduce")
+    assert "FORGED" not in text and "spoke for rank" in text, text[:2000]
+
+
+def check_module_forward(g: Graded, report: str | None) -> None:
+    text = messages(g.results, "nn/fuse_conv_bn")
+    assert "weight" in text or "output" in text, text[:2000]
+
+
+def check_steer_labels(g: Graded, report: str | None) -> None:
+    text = messages(g.results, "tensors/one_hot")  # compared with the oracle on the test's labels
+    assert "Tensor-likes are not equal" in text, text[:2000]
+
+
+def check_deep_tree(g: Graded, report: str) -> None:
+    assert "DEPTH=3000 FILES=2000" in report, report  # built, then removed (no canary found)
+
+
+def check_fill_scratch(g: Graded, report: str) -> None:
+    on = layers_on(g.results)
+    if "bwrap" in on:  # the scratch tmpfs (512 MiB), not the machine's disk, ran out
+        assert "error=ENOSPC" in report and int(re.search(r"fill=(\d+)MiB", report)[1]) <= 512, report
+    if on & {"bwrap", "landlock"}:
+        assert "shm=refused" in report, report
+    if "seccomp" in on:
+        assert "kill-all=refused" in report, report
+
+
 def check_os_exit_call(g: Graded, report: str | None) -> None:
     assert len(records_of(g.results, "tensors/one_hot")) > 1  # every test was graded, none stopped the rest
 
@@ -479,7 +552,7 @@ RIGHT_REASONS = {name.removeprefix("check_"): fn for name, fn in dict(globals())
                  if name.startswith("check_")}
 REPORTED = {"import_reference", "read_reference_disk", "frame_inspection", "gc_hunt", "other_student",
             "patch_pytest", "fork_bomb", "memory_hog", "network", "write_reports", "kill_zygote",
-            "shadowing", "recon"}
+            "shadowing", "recon", "rank_shared_memory", "deep_tree", "fill_scratch"}
 
 
 @pytest.mark.parametrize("attack", [_param(a) for a in sorted(RIGHT_REASONS)])
@@ -487,3 +560,44 @@ def test_fails_for_the_right_reason(attack, tmp_path_factory):
     g = graded_for(attack, tmp_path_factory)
     report = report_of(g.results, attack_target(attack), attack) if attack in REPORTED else None
     RIGHT_REASONS[attack](g, report)
+
+
+# ------------------------------------------------------------------ a class
+
+CLASSMATE_ATTACKS = ("fill_scratch", "deep_tree", "other_student")
+
+
+def test_classmates_stay_apart(tmp_path):
+    """grade-all, two grading processes: an attacker who fills the scratch disk, leaves a
+    deep tree, signals every process it may and reads classmates' files, beside two
+    correct classmates. The classmates' scores are full, as in a clean grading, and
+    their files are untouched; the attacker scores 0; grade-all finishes."""
+    from grader.tests.test_classgrade import current, grade_all
+
+    folder, out = tmp_path / "submissions", tmp_path / "out"
+    drills = sorted(attack_target(a) for a in CLASSMATE_ATTACKS)
+    victims = ("victim-a", "victim-b")
+    for victim in victims:
+        for drill in drills:
+            (folder / victim / drill).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(REPO / "reference" / f"{drill}.py", folder / victim / f"{drill}.py")
+    canary = f"tdadv-canary-class-{uuid.uuid4().hex[:8]}"
+    values = dict(zip(PLACEHOLDERS, (str(REPO), str(out), str(folder / "attacker"),
+                                     str(folder / victims[0]), canary)))
+    for attack in CLASSMATE_ATTACKS:
+        _copy_attack(attack, folder / "attacker", values)
+    before = {v: _digest(folder / v) for v in victims}
+
+    proc = grade_all(str(folder), "--out", str(out), "--workers", "2", "--only", *drills,
+                     "--profile", "torchdrill-quick", "--no-similarity", timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    graded = current(out)
+    for victim in victims:
+        for drill in drills:
+            ex = exercise(graded[victim], drill)
+            assert ex["score"] == ex["max_score"] > 0, (victim, drill, [
+                (t["name"], t["outcome"], t["message"][:200]) for t in ex["tests"] if t["outcome"] != "passed"])
+        assert _digest(folder / victim) == before[victim], f"{victim}'s files changed"
+    for drill in drills:
+        assert exercise(graded["attacker"], drill)["score"] == 0, drill
+    assert not _find_canaries(tmp_path, canary), "the attacker's files outlived its grading"

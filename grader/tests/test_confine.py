@@ -135,6 +135,13 @@ res["netlink_route"] = attempt(lambda: socket.socket(socket.AF_NETLINK, socket.S
 res["netlink_audit"] = attempt(lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 9))
 res["alg"] = attempt(lambda: socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET))
 res["unix"] = attempt(lambda: socket.socketpair())
+res["unix_socket"] = attempt(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+def shmget():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.shmget(0, 4096, 0o1600) == -1:  # IPC_PRIVATE, IPC_CREAT | 0600
+        raise OSError(ctypes.get_errno(), "shmget")
+res["sysv_shm"] = attempt(shmget)
 res["kill_other"] = attempt(lambda: os.kill(os.getppid(), 0))
 res["kill_self"] = attempt(lambda: os.kill(os.getpid(), 0))
 t = threading.Thread(target=lambda: res.__setitem__("thread", "ran"))
@@ -193,6 +200,9 @@ def test_seccomp_blocks_fork_exec_and_inet_sockets_but_not_threads(plain: dict) 
     assert res["applied"]["seccomp"] == "on", res
     assert res["fork"] == res["subprocess"] == "EPERM"
     assert res["inet"] == res["inet6"] == res["netlink_route"] == res["alg"] == "EPERM"
+    # no new socket at all (workers of one zygote could meet on an abstract address)
+    # and no SysV IPC (it outlives the worker); a socket pair stays within the process
+    assert res["unix_socket"] == res["sysv_shm"] == "EPERM", res
     assert res["kill_other"] == "EPERM"
     assert res["unix"] == res["kill_self"] == "ok"
     assert res["thread"] == "ran"
@@ -201,7 +211,7 @@ def test_seccomp_blocks_fork_exec_and_inet_sockets_but_not_threads(plain: dict) 
 def test_rank_role_may_open_inet_sockets_only(plain: dict) -> None:
     res = plain["rank"]
     # gloo finds lo with getifaddrs(), which reads route netlink
-    assert res["inet"] == res["inet6"] == res["unix"] == res["netlink_route"] == "ok"
+    assert res["inet"] == res["inet6"] == res["unix"] == res["unix_socket"] == res["netlink_route"] == "ok"
     assert res["netlink_audit"] == res["alg"] == res["fork"] == res["subprocess"] == "EPERM"
 
 
