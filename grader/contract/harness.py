@@ -163,11 +163,11 @@ def rank_threads(call: Callable[..., Any], rank_args: Sequence[Sequence[Any]],
         t.start()
     for t in threads:
         t.join()
-    raise_first(errors)
+    _raise_first(errors)
     return results
 
 
-def raise_first(errors: Sequence[BaseException | None]) -> None:
+def _raise_first(errors: Sequence[BaseException | None]) -> None:
     """Re-raise the most telling rank error: the cause, not the ranks it stranded."""
     real = [e for e in errors if e is not None]
     for kind in (NotAttempted, TimedOut, SubmissionError):

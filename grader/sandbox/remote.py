@@ -487,32 +487,18 @@ class SandboxedImplementation(Implementation):
                   fake: Any) -> list[Any]:
         """Call ``name`` on every rank at once, each in its own worker (the ranks of one
         process could share memory, which real ranks cannot), from one thread per rank
-        here; a rank that ends (or fails) is finished in the fake, so ranks waiting on it
-        learn it. Raises the most telling rank's error."""
-        world = len(rank_args)
-        results: list[Any] = [None] * world
-        errors: list[BaseException | None] = [None] * world
-        collective = header.get("collective")
+        here (``harness.rank_threads``: a rank that ends is finished in the fake, so ranks
+        waiting on it learn it; the most telling rank's error is raised)."""
+        world, collective = len(rank_args), header.get("collective")
 
-        def run(rank: int) -> None:
-            try:
-                results[rank], _ = self._send(
-                    name, {**header, "op": "rank", "name": name, "rank": rank, "world": world},
-                    {"args": list(rank_args[rank])}, Targets.of(rank_args[rank], {}, rank=rank),
-                    _RankServer(fake, rank, collective))
-            except BaseException as exc:  # noqa: BLE001 - raised below, in the caller's thread
-                errors[rank] = exc
-            finally:
-                fake.finish(rank)
+        def call(*args: Any, rank: int) -> Any:
+            value, _ = self._send(name, {**header, "op": "rank", "name": name, "rank": rank,
+                                         "world": world},
+                                  {"args": list(args)}, Targets.of(args, {}, rank=rank),
+                                  _RankServer(fake, rank, collective))
+            return value
 
-        threads = [threading.Thread(target=run, args=(r,), name=f"rank-{r}-grader", daemon=True)
-                   for r in range(world)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        harness.raise_first(errors)
-        return results
+        return harness.rank_threads(call, rank_args, lambda rank: {"rank": rank}, fake.finish)
 
     def run_gloo(self, name: str, rank_args: Sequence[Sequence[Any]], p2p: bool = False) -> list[Any]:
         """Every rank is its own worker, forked from the zygote like the others."""
