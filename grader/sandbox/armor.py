@@ -32,6 +32,7 @@ import importlib
 import os
 import sys
 import types
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -121,7 +122,9 @@ def install(hints: Mapping[str, str], report: Report) -> list[str]:
         for op in _operators(kernels_of(name)):
             for key in _KEYS:
                 if torch._C._dispatch_has_kernel_for_dispatch_key(op, key):
-                    library.impl(op[6:], key, refuse)
+                    with warnings.catch_warnings():  # "overriding a registered kernel": that is the point
+                        warnings.simplefilter("ignore", UserWarning)
+                        library.impl(op[6:], key, refuse)
                     done.append(f"{op} [{key}]")
         done += _rebind(name, refuse)
     _audit(keep)
