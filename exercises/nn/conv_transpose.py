@@ -64,6 +64,8 @@ def conv_transpose2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
 
     Forbidden: ``F.conv_transpose*``, ``nn.ConvTranspose*``,
     ``torch.convolution``. Use ``F.pad`` and ``F.conv2d`` (or your own
-    ``conv2d``) for steps 2 and 4.
+    ``conv2d``) for steps 2 and 4. (``torch.convolution`` shares its kernel with
+    the allowed ``F.conv2d``, so it is refused by name only; reaching it through
+    ``torch._C`` or ``torch.ops`` is flagged for your instructor.)
     """
     raise NotImplementedError
