@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
 
-from grader.core.results import verdicts  # noqa: E402
+from grader.core.results import Results, verdicts  # noqa: E402
 
 MUTANTS = REPO / "grader" / "tests" / "mutants"
 
@@ -41,7 +41,7 @@ def first_mutants(submission: Path) -> list[str]:
     return drills
 
 
-def grade(submission: Path, out: Path, drills: list[str], workers: int, *extra: str) -> tuple[float, dict]:
+def grade(submission: Path, out: Path, drills: list[str], workers: int, *extra: str) -> tuple[float, Results]:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out),
                     "-n", str(workers), "--only", *drills, *extra],

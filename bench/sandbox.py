@@ -35,11 +35,11 @@ sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
 
 from grader.contract.forbid import Forbidden  # noqa: E402
 from grader.contract.impl import Implementation  # noqa: E402
-from grader.core.results import verdicts  # noqa: E402
+from grader.core.results import Results, verdicts  # noqa: E402
 from grader.sandbox import remote  # noqa: E402
 
 
-def grade(out: Path, workers: int, isolation: str) -> tuple[float, dict]:
+def grade(out: Path, workers: int, isolation: str) -> tuple[float, Results]:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "grader", "grade", "reference", "--out", str(out),
                     "-n", str(workers), "--isolation", isolation],

@@ -54,6 +54,7 @@ from grader.core import results as results_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.files import write_atomically
+from grader.core.results import Results
 from grader.core.sources import MAX_SOURCE_BYTES
 from grader.core.sources import read as read_source
 from grader.core.stubs import write_stubs
@@ -305,7 +306,7 @@ def _loose_files(tops: list[Path], exercise_ids: list[str]) -> dict[str, bytes]:
     return found
 
 
-def grade_submission(root: Path, config: dict[str, Any]) -> dict[str, Any]:
+def grade_submission(root: Path, config: dict[str, Any]) -> Results:
     """Grade ``root/submission`` with the course in ``root/source/torchdrill/course``;
     the torchdrill results. Raises ``NotGradable`` or ``GraderFailed``."""
     course = root / "source" / PAYLOAD / COURSE
@@ -333,10 +334,10 @@ def grade_submission(root: Path, config: dict[str, Any]) -> dict[str, Any]:
     if notebook is not None:
         results = notebooks.annotate(results, notebook)
     results["submission"] = STUDENT if notebook is None else str(notebook["notebook"])
-    return results  # type: ignore[no-any-return]
+    return results
 
 
-def notebook_note(results: dict[str, Any]) -> str:
+def notebook_note(results: Results) -> str:
     """For a notebook: which cell each graded function came from (empty otherwise)."""
     lines = []
     for ex in results.get("exercises", []):

@@ -24,7 +24,7 @@ import json
 import os
 import statistics
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +50,7 @@ from grader.core import results as results_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
 from grader.core.files import write_atomically
-from grader.core.results import fold, replace_exercises
+from grader.core.results import Results, fold, replace_exercises
 from grader.core.stubs import stub_source
 from grader.grading import options
 from grader.grading.commands import check_templates
@@ -75,7 +75,7 @@ class Job:
     payload: dict[str, Any]  # what gradeproc.grade_job gets
     gpu: bool = False  # the cuda-only part, for a GPU worker
     attempted: int = 0  # drills whose file is not the stub: the dearest go first
-    earlier: dict[str, Any] | None = None  # this content's results already recorded (--only)
+    earlier: Results | None = None  # this content's results already recorded (--only)
     notebook: dict[str, Any] | None = None  # a notebook's cells per function (Extraction.as_json)
 
 
@@ -174,9 +174,9 @@ class ClassGrading:
 
     def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
         current = book.current()
-        stubs = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
-                 for drill in self.wanted}
-        stubs = {rel: path.read_bytes() for rel, path in stubs.items() if path.is_file()}
+        stub_paths = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
+                      for drill in self.wanted}
+        stubs = {rel: path.read_bytes() for rel, path in stub_paths.items() if path.is_file()}
         jobs: list[Job] = []
         for entry in entries:
             if entry.problem:
@@ -254,7 +254,7 @@ class ClassGrading:
         if errors:
             return self._failed(book, student, errors[0])
         answer = answers[False]
-        results = answer["results"]
+        results: Results = answer["results"]
         if results.get("suite_hash") != self.suite:
             return self._failed(book, student, (
                 f"graded with another version of the tests (suite {results.get('suite_hash')}, "
@@ -283,7 +283,7 @@ class ClassGrading:
                            highlight=False)
 
 
-def write_student(out: Path, course: Path, student: str, results: dict[str, Any]) -> Path:
+def write_student(out: Path, course: Path, student: str, results: Results) -> Path:
     """``DIR/students/<ID>/results.json`` and ``index.html``, each written atomically."""
     folder = out / STUDENTS / student
     results_module.write(results, folder / "results.json")
@@ -422,7 +422,7 @@ def _open_gradebook(out: Path) -> Iterator[Gradebook]:
         yield book
 
 
-def _summary(tally: Tally, current: dict[str, dict[str, Any]], written: dict[str, Path],
+def _summary(tally: Tally, current: Mapping[str, Results], written: dict[str, Path],
              out: Path, seconds: float) -> None:
     graded = len(tally.graded)
     rate = f", {graded / seconds * 60:.1f} per minute" if graded and seconds else ""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,7 +35,7 @@ from types import TracebackType
 from typing import Any
 
 from grader.core.outcomes import PASSED
-from grader.core.results import MergeReport, ResultsError, fold, validate
+from grader.core.results import MergeReport, Results, ResultsError, fold, validate
 from grader.reports.present import property_points
 
 FILENAME = "gradebook.sqlite"
@@ -228,7 +228,7 @@ class Gradebook:
 
     # ------------------------------------------------------------ writing
 
-    def record(self, student: str, content_hash: str, results: dict[str, Any], *,
+    def record(self, student: str, content_hash: str, results: Results, *,
                wall_s: float, tests_s: float, worker: str) -> int:
         """Record a graded submission as the student's current one; returns its id.
 
@@ -259,6 +259,7 @@ class Gradebook:
                  float(results["score"]), float(results["max_score"]),
                  float(results.get("pending_points") or 0.0), float(wall_s), float(tests_s),
                  str(worker), _dumps(results)))
+            assert cursor.lastrowid is not None  # the INSERT just run made the row
             submission = int(cursor.lastrowid)
             _insert_tests(db, submission, results)
             db.execute("DELETE FROM problems WHERE entry = ?", (student,))
@@ -273,7 +274,7 @@ class Gradebook:
                        "ON CONFLICT (entry) DO UPDATE SET reason = excluded.reason, "
                        "seen_at = excluded.seen_at", (student, reason, _now()))
 
-    def merge(self, student: str, incoming: dict[str, Any], *,
+    def merge(self, student: str, incoming: Mapping[str, Any], *,
               content_hash: str | None = None) -> MergeReport:
         """Fold results from another runner (say a CUDA machine's ``cuda`` tests) into
         the student's current submission, test by test (``<exercise id>::<test name>``).
@@ -329,7 +330,7 @@ class Gradebook:
             "AND suite_hash = ?", (student, content_hash, suite_hash)).fetchone()
         return row is not None
 
-    def current(self) -> dict[str, dict[str, Any]]:
+    def current(self) -> dict[str, Results]:
         """Student id -> results dict of their current submission, sorted by student."""
         rows = self._db.execute("SELECT student, results_json FROM submissions WHERE current = 1 "
                                 "ORDER BY student").fetchall()
@@ -347,7 +348,7 @@ class Gradebook:
                                 "ORDER BY id", (student,)).fetchall()
         return [_submission_row(r) for r in rows]
 
-    def results_of(self, submission: int) -> dict[str, Any]:
+    def results_of(self, submission: int) -> Results:
         """The results dict of one submission (current or not), by id."""
         row = self._db.execute("SELECT results_json FROM submissions WHERE id = ?",
                                (submission,)).fetchone()
@@ -362,7 +363,7 @@ class Gradebook:
             "t.message, t.counterexample, t.duration_s FROM test_results t "
             "JOIN submissions s ON s.id = t.submission WHERE s.current = 1 "
             "ORDER BY s.student, t.exercise, t.test").fetchall()
-        return [TestRow(*r[:8], None if r[8] is None else json.loads(r[8]), r[9]) for r in rows]
+        return [_test_row(r) for r in rows]
 
     def students(self) -> dict[str, str]:
         """Student id -> when their first recorded submission was graded, sorted."""
@@ -375,7 +376,7 @@ class Gradebook:
 
 # ---------------------------------------------------------------- scores
 
-def earned_points(exercise: dict[str, Any], test: dict[str, Any]) -> float:
+def earned_points(exercise: Mapping[str, Any], test: Mapping[str, Any]) -> float:
     """What a test earned: its share of the exercise's points (weight over the weights
     of the tests run) when it passed, else 0."""
     if test["outcome"] != PASSED:
@@ -385,7 +386,7 @@ def earned_points(exercise: dict[str, Any], test: dict[str, Any]) -> float:
 
 # ---------------------------------------------------------------- helpers
 
-def _insert_tests(db: sqlite3.Connection, submission: int, results: dict[str, Any]) -> None:
+def _insert_tests(db: sqlite3.Connection, submission: int, results: Results) -> None:
     db.executemany(
         "INSERT INTO test_results (submission, exercise, test, outcome, weight, points, message, "
         "counterexample, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -451,8 +452,17 @@ def _migrate(path: Path, db: sqlite3.Connection) -> None:
 
 
 def _submission_row(r: Sequence[Any]) -> SubmissionRow:
-    return SubmissionRow(*r[:12], isolation=None if r[12] is None else json.loads(r[12]),
-                         current=bool(r[13]))
+    (id_, student, content_hash, suite_hash, graded_at, recorded_at, score, max_score,
+     pending_points, wall_s, tests_s, worker) = r[:12]
+    return SubmissionRow(id_, student, content_hash, suite_hash, graded_at, recorded_at, score,
+                         max_score, pending_points, wall_s, tests_s, worker,
+                         isolation=None if r[12] is None else json.loads(r[12]), current=bool(r[13]))
+
+
+def _test_row(r: Sequence[Any]) -> TestRow:
+    student, submission, exercise, test, outcome, weight, points, message = r[:8]
+    return TestRow(student, submission, exercise, test, outcome, weight, points, message,
+                   None if r[8] is None else json.loads(r[8]), r[9])
 
 
 def _dumps(value: Any) -> str:

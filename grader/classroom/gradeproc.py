@@ -34,10 +34,13 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.core.files import remove_tree
 from grader.sandbox import confine, launch
+
+if TYPE_CHECKING:
+    import pytest
 
 STDERR_TAIL = 4000  # characters of a dead grading process's stderr kept for the message
 
@@ -204,7 +207,7 @@ class _TestTime:
     def __init__(self) -> None:
         self.seconds = 0.0
 
-    def pytest_runtest_logreport(self, report) -> None:
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.seconds += report.duration
 
 

@@ -38,7 +38,7 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,7 @@ def filtered(code: str) -> tuple[str, Any]:
     """copydetect's tokenizing filter for Python: (filtered code, offsets)."""
     from copydetect.utils import filter_code
 
-    return filter_code(code, "submission.py", "python")  # type: ignore[no-any-return]
+    return filter_code(code, "submission.py", "python")
 
 
 def fingerprint(code: str, boilerplate: np.ndarray | None = None) -> Fingerprint:
@@ -179,7 +179,7 @@ def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
         for h in fp.hashes:
             owners.setdefault(h, []).append(sid)
     candidates = {pair for sids in owners.values() for pair in itertools.combinations(sorted(sids), 2)}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for a, b in sorted(candidates):
         tokens, (share_a, share_b), (slices_a, slices_b) = compare_files(prints[a], prints[b])
         score = float(min(share_a, share_b))
@@ -213,7 +213,7 @@ def _spans(slices: Any) -> list[list[int]]:
 
 # ------------------------------------------------------------------ behaviour
 
-def _wrong_answer(test: dict[str, Any]) -> str | None:
+def _wrong_answer(test: Mapping[str, Any]) -> str | None:
     """A lost property's minimal failing input and wrong output (what the code returned,
     or the first line of what it raised), as one key; None for anything else."""
     if test.get("outcome") not in (FAILED, ERROR):
@@ -230,7 +230,7 @@ def _wrong_answer(test: dict[str, Any]) -> str | None:
     return json.dumps([test["name"], given, said])
 
 
-def behaviour(results_by_student: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def behaviour(results_by_student: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per drill: pairs of students who share rare wrong answers, and the wrong answers
     many share (the class's common misconceptions)."""
     by_drill: dict[str, dict[str, list[str]]] = {}  # drill -> wrong answer -> students
@@ -256,8 +256,8 @@ def behaviour(results_by_student: dict[str, dict[str, Any]]) -> dict[str, dict[s
             elif len(sids) >= 2:
                 for a, b in itertools.combinations(sids, 2):
                     shared.setdefault((a, b), []).append(answer)
-        pairs = [{"a": a, "b": b, "shared": len(items), "answers": items[:5]}
-                 for (a, b), items in shared.items()]
+        pairs: list[dict[str, Any]] = [{"a": a, "b": b, "shared": len(items), "answers": items[:5]}
+                                       for (a, b), items in shared.items()]
         pairs.sort(key=lambda p: (-p["shared"], p["a"], p["b"]))
         common.sort(key=lambda c: (-len(c["students"]), c["test"], c["input"]))
         out[drill] = {"pairs": pairs[:max(TOP_PAIRS, sum(1 for p in pairs if p["shared"] >= 2))],
@@ -268,7 +268,7 @@ def behaviour(results_by_student: dict[str, dict[str, Any]]) -> dict[str, dict[s
 
 # ------------------------------------------------------------------ the class
 
-def analyse(results_by_student: dict[str, dict[str, Any]], sources: dict[str, dict[str, bytes | str]],
+def analyse(results_by_student: Mapping[str, Mapping[str, Any]], sources: Mapping[str, Mapping[str, bytes | str]],
             stubs: dict[str, str], threshold: float = DEFAULT_THRESHOLD,
             drills: Iterable[str] | None = None) -> dict[str, Any]:
     """The similarity evidence of a class: per drill, code pairs (from ``sources``:
@@ -298,7 +298,7 @@ def analyse(results_by_student: dict[str, dict[str, Any]], sources: dict[str, di
             "seconds": round(time.perf_counter() - started, 3)}
 
 
-def refresh(stored: dict[str, Any], results_by_student: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def refresh(stored: dict[str, Any], results_by_student: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """A stored analysis with its behaviour evidence made again from ``results_by_student``
     (``merge`` folds in new outcomes; the code did not change)."""
     return {**stored, "behaviour": behaviour(results_by_student)}

@@ -455,7 +455,8 @@ def _selected(entry: Entry, listing: Listing) -> list[tuple[str, Member]]:
 def _check_member(label: str, info: zipfile.ZipInfo) -> None:
     """A member about to be read: a compression with bounded output, a sane ratio."""
     if info.compress_type not in READ_COMPRESSION:
-        method = zipfile.compressor_names.get(info.compress_type, f"method {info.compress_type}")
+        # compressor_names: zipfile's own table of method names, left out of typeshed's stubs
+        method = zipfile.compressor_names.get(info.compress_type, f"method {info.compress_type}")  # type: ignore[attr-defined]
         raise SubmissionProblem(f"{label}: {info.filename} is compressed with {method}; only stored "
                                 "or deflated members are read (zip it with a standard zip tool)")
     if info.file_size >= RATIO_FLOOR_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):

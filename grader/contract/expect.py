@@ -42,7 +42,8 @@ def assert_same(got: Any, expected: Any, *, what: str = "result",
     _compare(got, expected, what, rtol, atol, equal_nan)
 
 
-def _compare(got, expected, what, rtol, atol, equal_nan) -> None:
+def _compare(got: Any, expected: Any, what: str, rtol: float | None, atol: float | None,
+             equal_nan: bool) -> None:
     if isinstance(expected, torch.Tensor):
         _compare_tensor(got, expected, what, rtol, atol, equal_nan)
         return
@@ -66,7 +67,8 @@ def _compare(got, expected, what, rtol, atol, equal_nan) -> None:
                        got=got, expected=expected, diff={"kind": "value"})
 
 
-def _compare_tensor(got, expected, what, rtol, atol, equal_nan, shown=None) -> None:
+def _compare_tensor(got: Any, expected: torch.Tensor, what: str, rtol: float | None, atol: float | None,
+                    equal_nan: bool, shown: tuple[Any, Any] | None = None) -> None:
     shown_got, shown_exp = shown if shown else (got, expected)
     if type(got) is not torch.Tensor:
         raise Mismatch(f"{what}: expected a torch.Tensor, got {type(got).__name__}",
@@ -91,7 +93,7 @@ def _compare_tensor(got, expected, what, rtol, atol, equal_nan, shown=None) -> N
                        got=shown_got, expected=shown_exp, diff=diff)
 
 
-def _close(got: torch.Tensor, expected: torch.Tensor, rtol=None, atol=None,
+def _close(got: torch.Tensor, expected: torch.Tensor, rtol: float | None = None, atol: float | None = None,
            equal_nan: bool = False) -> torch.Tensor:
     """Elementwise closeness as ``torch.testing.assert_close`` decides it: exact for
     integer and bool dtypes, dtype-aware default tolerances for floating ones."""
@@ -103,7 +105,7 @@ def _close(got: torch.Tensor, expected: torch.Tensor, rtol=None, atol=None,
                          atol=default_atol if atol is None else atol, equal_nan=equal_nan)
 
 
-def value_diff(got: torch.Tensor, expected: torch.Tensor, rtol=None, atol=None,
+def value_diff(got: torch.Tensor, expected: torch.Tensor, rtol: float | None = None, atol: float | None = None,
                equal_nan: bool = False, max_indices: int = 5) -> dict[str, Any]:
     """Where two same-shape tensors differ: count, max errors, first indices."""
     g, e = got.detach().cpu(), expected.detach().cpu()

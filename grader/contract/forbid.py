@@ -20,10 +20,10 @@ import importlib
 import sys
 import threading
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, TypeGuard, cast
 
 from torch.overrides import TorchFunctionMode, get_ignored_functions, resolve_name
 
@@ -92,8 +92,11 @@ class Forbidden:
         by_identity: dict[int, str] = {}
         for name in functions:
             by_identity.setdefault(id(resolve(name)), name)
-        watched = {resolve(n).__code__: (n, h) for n, h in functions.items()
-                   if _unseen_by_mode(resolve(n))}
+        watched: dict[types.CodeType, tuple[str, str]] = {}
+        for n, h in functions.items():
+            obj = resolve(n)
+            if _unseen_by_mode(obj):
+                watched[obj.__code__] = (n, h)
         return _Targets(classes, functions, by_identity, watched)
 
     @contextmanager
@@ -185,7 +188,7 @@ class _CallWatch:
             sys.setprofile(previous)
 
 
-def _unseen_by_mode(obj: object) -> bool:
+def _unseen_by_mode(obj: object) -> TypeGuard[types.FunctionType]:
     """A Python function ``__torch_function__`` cannot see.
 
     Either torch lists it as ignored (``torch.broadcast_shapes``), or it never asks
@@ -210,14 +213,15 @@ class _ClassGuard:
     """
 
     _lock = threading.Lock()
-    _count: ClassVar[dict[type, int]] = {}
-    _original: ClassVar[dict[type, object]] = {}
+    _count: ClassVar[dict[type[Any], int]] = {}
+    _original: ClassVar[dict[type[Any], object]] = {}
     _local = threading.local()
 
     @classmethod
     @contextmanager
     def active(cls, hints: dict[str, str], uses: list[ForbiddenUse]) -> Iterator[None]:
-        targets = {resolve(name): (name, hint) for name, hint in hints.items()}
+        # hints name classes only (Forbidden._targets keeps the names that resolve to one)
+        targets = {cast("type[Any]", resolve(name)): (name, hint) for name, hint in hints.items()}
         previous = getattr(cls._local, "sinks", None)
         cls._local.sinks = (targets, uses)
         with cls._lock:
@@ -241,7 +245,7 @@ class _ClassGuard:
                             klass.__init__ = original
 
     @classmethod
-    def _make_refusing_init(cls, klass: type):
+    def _make_refusing_init(cls, klass: type[Any]) -> Callable[..., None]:
         original = klass.__init__
 
         def __init__(self, *args, **kwargs):

@@ -26,6 +26,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ class CountingAllReduce:
         def all_reduce(tensor, op=None, group=None, async_op=False):
             self._all_reduce(rank, tensor, op)
             return DoneWork() if async_op else None
-        all_reduce.rank = rank  # lets the caller tell which rank a call belongs to
+        all_reduce.__dict__["rank"] = rank  # lets the caller tell which rank a call belongs to
         return all_reduce
 
     def _all_reduce(self, rank: int, tensor: torch.Tensor, op: Any) -> None:
@@ -123,7 +124,7 @@ class CountingAllReduce:
 
 
 class DoneWork:
-    def wait(self, timeout=None) -> bool:
+    def wait(self, timeout: timedelta | None = None) -> bool:
         return True
 
     def is_completed(self) -> bool:
@@ -222,7 +223,7 @@ class PointToPoint:
             self._recv(rank, tensor, src)
             return src
 
-        send.rank = recv.rank = rank  # lets the caller tell which rank a call belongs to
+        send.__dict__["rank"] = recv.__dict__["rank"] = rank  # lets the caller tell which rank a call belongs to
         return {"send": send, "recv": recv, "rank": rank, "world_size": self.world_size}
 
     def _check_peer(self, rank: int, what: str, tensor: Any, peer: Any) -> None:

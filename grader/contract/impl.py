@@ -152,9 +152,10 @@ class Implementation:
         records: list[dict[str, Any] | None] = [None] * len(rank_args)
         if _in_final_example():
             for rank, args in enumerate(rank_args):
-                records[rank] = self._record(name, args, {collective: "in-memory SUM (grader)"})
-                if records[rank] is not None:
-                    records[rank]["rank"] = rank
+                record = self._record(name, args, {collective: "in-memory SUM (grader)"})
+                if record is not None:
+                    record["rank"] = rank
+                records[rank] = record
         self.effects, self.mutations = [], []
         return self.threaded_ranks(name, rank_args, collective, records)
 

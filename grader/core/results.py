@@ -66,6 +66,8 @@ class ExerciseResult(TypedDict):
     # a notebook submission (``grader.core.notebooks``): the notebook, each graded
     # function's cell and line, the functions taken from the stub; absent for .py files
     source: NotRequired[dict[str, Any]]
+    # "quick" when a learner's ``torchdrill check`` graded it (``grader.learner.learn``)
+    profile: NotRequired[str]
 
 
 class Results(TypedDict):

@@ -142,7 +142,7 @@ def select(members: Iterable[Member], under: str = "") -> Selection:
     return Selection(chosen, oversized, total)
 
 
-def read(path: Path, limit: int = MAX_SOURCE_BYTES) -> bytes | None:
+def read(path: Path | str, limit: int = MAX_SOURCE_BYTES) -> bytes | None:
     """The bytes of the regular file ``path``, opened without following a link and
     without blocking (a FIFO or a device is never read); None when it is not a
     regular file or is over ``limit`` bytes. Raises ``OSError`` when it cannot be

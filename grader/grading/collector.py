@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -52,7 +52,8 @@ class ResultsCollector:
             pytest.exit(str(props[SANDBOX_BROKEN]), returncode=SANDBOX_FAILED)
         if META not in props or OUTCOME not in props:
             return
-        meta, info = json.loads(props[META]), json.loads(props[OUTCOME])
+        # both are the JSON text GradingSession put there
+        meta, info = json.loads(cast(str, props[META])), json.loads(cast(str, props[OUTCOME]))
         if info.get("isolation") and self.isolation is None:
             self.isolation = info["isolation"]
         eid = meta["exercise"]

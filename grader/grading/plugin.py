@@ -66,4 +66,4 @@ def impl(request: pytest.FixtureRequest) -> Any:
 @pytest.fixture
 def ref(request: pytest.FixtureRequest) -> ModuleType:
     """The reference solution's module for this test module's exercise."""
-    return _session(request).ref(request)  # type: ignore[no-any-return]
+    return _session(request).ref(request)

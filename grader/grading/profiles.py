@@ -64,6 +64,7 @@ def without_shrinking() -> None:
     (``failed`` here, ``error`` there).
     """
     current = settings.default
+    assert current is not None  # hypothesis always has a loaded profile
     settings.register_profile(_NO_SHRINK, parent=current,
                               phases=tuple(p for p in current.phases if p is not Phase.shrink))
     settings.load_profile(_NO_SHRINK)

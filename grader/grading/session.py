@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -58,7 +58,7 @@ def exercise_id(path: Path, marker: pytest.Mark | None = None) -> str:
 def _meta(item: pytest.Item) -> dict[str, Any] | None:
     for key, value in item.user_properties:
         if key == META:
-            return dict(json.loads(value))
+            return dict(json.loads(cast(str, value)))  # the JSON text pytest_collection_modifyitems put there
     return None
 
 
@@ -188,6 +188,7 @@ class GradingSession:
         drill = meta["exercise"]
         left = self._budget_left(item, drill)
         if left <= 0:
+            assert self._budgets is not None  # _budget_left loaded them
             raise TimedOut(f"{drill} used up its grading budget ({self._budgets.of(drill):g} s, "
                            f"{budgets_module.FACTOR:g} times the reference's time on these tests "
                            f"plus {budgets_module.MARGIN:g} s): its remaining properties are not run")

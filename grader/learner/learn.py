@@ -17,14 +17,15 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType, TracebackType
 from typing import Any
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -32,10 +33,10 @@ from rich.text import Text
 from grader.core import course as course_module
 from grader.core import hints
 from grader.core import results as results_module
-from grader.core.course import Course, CourseError, exercise_tests, find_course, resolve_submission
+from grader.core.course import Course, CourseError, Drill, exercise_tests, find_course, resolve_submission
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
-from grader.core.results import Results
+from grader.core.results import ExerciseResult, Results
 from grader.grading.run import GraderFailed, GradingInterrupted, run_grading
 from grader.reports import present, table
 
@@ -101,7 +102,7 @@ def resolve(course: Course, name: str) -> str:
 
 # ------------------------------------------------------------------ results on disk
 
-def last_results(path: Path) -> dict[str, Any] | None:
+def last_results(path: Path) -> Results | None:
     """The results a learner's last ``grade`` or ``check`` left, or None."""
     try:
         return results_module.read(path)
@@ -109,8 +110,8 @@ def last_results(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def statuses(results: dict[str, Any] | None) -> dict[str, str]:
-    return {ex["id"]: ex["status"] for ex in (results or {}).get("exercises", [])}
+def statuses(results: Results | None) -> dict[str, str]:
+    return {ex["id"]: ex["status"] for ex in (results.get("exercises", []) if results else [])}
 
 
 def merge(old: Results | None, new: Results, course: Course) -> Results:
@@ -144,17 +145,17 @@ class _CheckPdb(pdb.Pdb):
 
     stop_check = False
 
-    def do_quit(self, arg: str) -> bool:
+    def do_quit(self, arg: str) -> bool | None:
         self.stop_check = True
         return super().do_quit(arg)
 
     do_q = do_exit = do_quit
 
-    def do_EOF(self, arg: str) -> bool:
+    def do_EOF(self, arg: str) -> bool | None:
         self.message("")
         return self.do_quit(arg)
 
-    def interaction(self, frame, traceback) -> None:
+    def interaction(self, frame: FrameType | None, traceback: TracebackType | None) -> None:
         super().interaction(frame, traceback)
         if self.stop_check:  # raised into the learner's frame: the check stops like on Ctrl-C
             raise KeyboardInterrupt
@@ -175,7 +176,7 @@ def _breakpoints_for_check() -> Iterator[None]:
         sys.breakpointhook = previous
 
 
-def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None = None) -> dict[str, Any]:
+def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None = None) -> Results:
     """Grade one drill in this process (quick profile, no capture); return the results."""
     test = exercise_tests(root).get(drill_id)
     if test is None:
@@ -208,7 +209,7 @@ def check(where: Place, drill_id: str, console: Console, timeout: float | None =
     return row["status"]
 
 
-def print_check(where: Place, row: dict[str, Any], console: Console, elapsed: float) -> None:
+def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: float) -> None:
     """One line per property, then each failing property explained."""
     console.print()
     head = Text(row["id"], style="bold")
@@ -229,7 +230,7 @@ def print_check(where: Place, row: dict[str, Any], console: Console, elapsed: fl
     table.render_problems({"exercises": [row]}, console)
 
 
-def print_next_step(where: Place, row: dict[str, Any], status: dict[str, str], console: Console) -> None:
+def print_next_step(where: Place, row: ExerciseResult, status: dict[str, str], console: Console) -> None:
     console.print()
     drill = where.course.drill(row["id"]) if row["id"] in where.course.ids else None
     if row["status"] == PASSED:
@@ -268,15 +269,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ list
 
-def render_list(course: Course, results: dict[str, Any] | None, used: dict[str, int],
+def render_list(course: Course, results: Results | None, used: dict[str, int],
                 console: Console) -> None:
     """Every drill in course order with its last status and points, then progress."""
-    rows = {ex["id"]: ex for ex in (results or {}).get("exercises", [])}
+    rows = {ex["id"]: ex for ex in (results.get("exercises", []) if results else [])}
     tty = console.is_terminal
     out = Table(title=escape(course.title), title_justify="left",
                 box=box.SIMPLE_HEAD if tty else box.ASCII, safe_box=not tty)
-    for name, justify in (("#", "right"), ("drill", "left"), ("status", "left"),
-                          ("points", "right"), ("hints", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (("#", "right"), ("drill", "left"), ("status", "left"),
+                                                      ("points", "right"), ("hints", "right"))
+    for name, justify in columns:
         out.add_column(name, justify=justify)
     number = 0
     for topic in course.topics:
@@ -291,7 +293,7 @@ def render_list(course: Course, results: dict[str, Any] | None, used: dict[str, 
         console.print(Text(line))
 
 
-def _list_cells(course: Course, drill, row: dict[str, Any] | None, used: dict[str, int]) -> list[str]:
+def _list_cells(course: Course, drill: Drill, row: Mapping[str, Any] | None, used: dict[str, int]) -> list[str]:
     points = course_module.drill_facts(course.root, drill.id)["points"]
     if row is None:
         status, score = NOT_CHECKED, f"- / {present.number(points)}"
@@ -305,7 +307,7 @@ def _list_cells(course: Course, drill, row: dict[str, Any] | None, used: dict[st
     return [escape(drill.id), f"[{style}]{status}[/]" if style else status, score, hint_text]
 
 
-def progress_lines(course: Course, rows: dict[str, dict[str, Any]]) -> list[str]:
+def progress_lines(course: Course, rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Overall progress in words, and what to do next."""
     total = sum(course_module.drill_facts(course.root, i)["points"] or 0 for i in course.ids)
     score = sum(rows[i]["score"] for i in course.ids if i in rows)

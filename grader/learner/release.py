@@ -29,10 +29,10 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from grader.core import course as course_module
 from grader.core.errors import EXIT_OK, UsageError
@@ -46,6 +46,10 @@ COPIED_DIRS = ("report_templates",)
 SKIPPED_PARTS = {"__pycache__", ".hypothesis", ".pytest_cache", ".tox"}
 README_TEMPLATE = Path(__file__).parent / "templates" / "student_README.md.j2"
 _HIDDEN_MARK = re.compile(r"(^|\.)mark\.hidden\b")
+
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef  # a test, or a fixture
+ImportStmt = ast.Import | ast.ImportFrom
 
 
 class ReleaseError(Exception):
@@ -64,16 +68,16 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
 
 
-def _is_fixture(fn: ast.AST) -> bool:
+def _is_fixture(fn: ast.AST) -> TypeGuard[FunctionNode]:
     return isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
         "fixture" in ast.unparse(d) for d in fn.decorator_list)
 
 
-def _is_test(node: ast.AST) -> bool:
+def _is_test(node: ast.AST) -> TypeGuard[FunctionNode]:
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test")
 
 
-def _is_test_class(node: ast.AST) -> bool:
+def _is_test_class(node: ast.AST) -> TypeGuard[ast.ClassDef]:
     return isinstance(node, ast.ClassDef) and node.name.startswith("Test")
 
 
@@ -160,7 +164,7 @@ def filter_test_module(source: str, needing_ref: frozenset[str] = frozenset()) -
         if instructor_only(node, hidden_module, needing) or (_is_fixture(node) and node.name in needing):
             removed.add(i)
     class_edits = _class_method_cuts(body, removed, hidden_module, needing)
-    import_edits: dict[int, ast.stmt | None] = {}
+    import_edits: dict[int, ImportStmt | None] = {}
     cut_methods = [m for methods in class_edits.values() for m in methods]
     _cut_orphans(_without_cut_methods(body, class_edits), removed, import_edits, cut_methods)
     result = Filtered(_rewrite(source, body, removed, import_edits, class_edits))
@@ -184,9 +188,9 @@ def _test_names(node: ast.stmt) -> list[str]:
 
 
 def _class_method_cuts(body: list[ast.stmt], removed: set[int], hidden_module: bool,
-                       needing: set[str]) -> dict[int, list[ast.stmt]]:
+                       needing: set[str]) -> dict[int, list[FunctionNode]]:
     """Instructor-only methods of kept ``Test*`` classes (a class left empty goes)."""
-    cuts: dict[int, list[ast.stmt]] = {}
+    cuts: dict[int, list[FunctionNode]] = {}
     for i, node in enumerate(body):
         if i in removed or not _is_test_class(node):
             continue
@@ -198,19 +202,20 @@ def _class_method_cuts(body: list[ast.stmt], removed: set[int], hidden_module: b
     return cuts
 
 
-def _without_cut_methods(body: list[ast.stmt], class_edits: dict[int, list[ast.stmt]]) -> list[ast.stmt]:
+def _without_cut_methods(body: list[ast.stmt], class_edits: dict[int, list[FunctionNode]]) -> list[ast.stmt]:
     """``body`` as it will be, for telling what kept code uses: classes lose their cut methods."""
     view = list(body)
     for i, methods in class_edits.items():
         node = body[i]
+        assert isinstance(node, ast.ClassDef)  # _class_method_cuts cuts methods of classes only
         view[i] = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords,
                                body=[m for m in node.body if m not in methods] or [ast.Pass()],
                                decorator_list=node.decorator_list)
     return view
 
 
-def _cut_orphans(body: list[ast.stmt], removed: set[int], import_edits: dict[int, ast.stmt | None],
-                 cut_methods: list[ast.stmt]) -> None:
+def _cut_orphans(body: list[ast.stmt], removed: set[int], import_edits: dict[int, ImportStmt | None],
+                 cut_methods: list[FunctionNode]) -> None:
     """Remove, until nothing changes, definitions and imported names that removed
     code used and nothing kept uses."""
     while True:
@@ -235,8 +240,8 @@ def _cut_orphans(body: list[ast.stmt], removed: set[int], import_edits: dict[int
             return
 
 
-def _trim_import(i: int, node: ast.Import | ast.ImportFrom, orphans: set[str], removed: set[int],
-                 import_edits: dict[int, ast.stmt | None]) -> bool:
+def _trim_import(i: int, node: ImportStmt, orphans: set[str], removed: set[int],
+                 import_edits: dict[int, ImportStmt | None]) -> bool:
     current = import_edits.get(i, node)
     assert current is not None
     names = [a for a in current.names if _bound(a) not in orphans]
@@ -253,7 +258,7 @@ def _trim_import(i: int, node: ast.Import | ast.ImportFrom, orphans: set[str], r
 
 
 def _rewrite(source: str, body: list[ast.stmt], removed: set[int],
-             import_edits: dict[int, ast.stmt | None], class_edits: dict[int, list[ast.stmt]]) -> str:
+             import_edits: dict[int, ImportStmt | None], class_edits: dict[int, list[FunctionNode]]) -> str:
     """The source with removed statements' lines cut and trimmed imports rewritten."""
     lines = source.splitlines()
     drop: set[int] = set()   # 0-based line numbers
@@ -263,7 +268,7 @@ def _rewrite(source: str, body: list[ast.stmt], removed: set[int],
     for i, node in import_edits.items():
         if i in removed or node is None:
             continue
-        start, end = body[i].lineno - 1, body[i].end_lineno - 1
+        start, end = body[i].lineno - 1, _end_lineno(body[i]) - 1
         replace[start] = ast.unparse(node)
         drop |= set(range(start + 1, end + 1))
     for methods in class_edits.values():
@@ -278,7 +283,12 @@ def _span(lines: list[str], node: ast.stmt) -> set[int]:
     start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
     while start > 0 and lines[start - 1].strip().startswith("#"):
         start -= 1
-    return set(range(start, node.end_lineno))
+    return set(range(start, _end_lineno(node)))
+
+
+def _end_lineno(node: ast.stmt) -> int:
+    assert node.end_lineno is not None  # ast.parse gives every statement its end
+    return node.end_lineno
 
 
 def _tidy(lines: list[str]) -> str:
@@ -509,7 +519,7 @@ def _write_handout(root: Path, out: Path, course: course_module.Course,
     (out / "README.md").write_text(student_readme(root, course, public, notebooks), encoding="utf-8")
 
 
-def _copy_tree(src: Path, dst: Path, keep) -> None:
+def _copy_tree(src: Path, dst: Path, keep: Callable[[Path], bool]) -> None:
     """Copy the files under ``src`` that ``keep`` accepts, never caches or dot-files."""
     if not src.is_dir():
         return
@@ -533,8 +543,7 @@ def _student_pyproject(path: Path) -> None:
 def student_tox_ini(path: Path) -> str:
     """The course's tox.ini without the environments that need what a handout lacks
     (the reference, the engine's tests): in practice, ``grade`` and its base."""
-    parser = configparser.ConfigParser(interpolation=None, default_section="\0none")
-    parser.optionxform = str  # keep option names as written
+    parser = _CaseConfigParser(interpolation=None, default_section="\0none")
     parser.read(path, encoding="utf-8")
     secret = re.compile(r"\breference\b|grader/tests")
     envs = [s for s in parser.sections() if s.startswith("testenv:")
@@ -556,6 +565,11 @@ def student_tox_ini(path: Path) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+class _CaseConfigParser(configparser.ConfigParser):
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr  # keep option names as written
+
+
 def _ini_section(name: str, options: dict[str, str]) -> list[str]:
     out = [f"[{name}]"]
     for key, value in options.items():
@@ -574,8 +588,8 @@ def student_readme(root: Path, course: course_module.Course, public: dict[str, l
                              autoescape=False, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["number"] = lambda x: "?" if x is None else f"{x:g}"
-    topics = [{"title": t.title, "drills": [_drill_row(root, d, public) for d in t.drills]}
-              for t in course.topics]
+    topics: list[dict[str, Any]] = [{"title": t.title, "drills": [_drill_row(root, d, public) for d in t.drills]}
+                                    for t in course.topics]
     total = sum(d["points"] or 0 for t in topics for d in t["drills"])
     first = course.drills[0] if course.drills else None
     return env.get_template(README_TEMPLATE.name).render(

@@ -28,15 +28,20 @@ import io
 import re
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.core.results import Results
 from grader.reports import present, report, similarity_view
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 CLASS_TEMPLATE = "class.html.j2"
 CLASS_REPORT_NAME = "class.html"
@@ -100,7 +105,7 @@ def student_href(student_id: str) -> str:
 
 # ------------------------------------------------------------------ figures
 
-def class_summary(results_by_student: dict[str, dict[str, Any]],
+def class_summary(results_by_student: Mapping[str, Results],
                   problems: dict[str, str]) -> dict[str, Any]:
     """Every figure on the class page, as plain data.
 
@@ -145,7 +150,7 @@ def class_summary(results_by_student: dict[str, dict[str, Any]],
     }
 
 
-def _catalogue(results_by_student: dict[str, dict[str, Any]], ids: list[str]
+def _catalogue(results_by_student: Mapping[str, Results], ids: list[str]
                ) -> dict[str, dict[str, Any]]:
     """Every exercise any student has, by id: title and points (the largest seen)."""
     found: dict[str, dict[str, Any]] = {}
@@ -163,7 +168,7 @@ def _catalogue(results_by_student: dict[str, dict[str, Any]], ids: list[str]
     return {eid: found[eid] for eid in sorted(found)}
 
 
-def _roster_row(index: int, sid: str, results: dict[str, Any],
+def _roster_row(index: int, sid: str, results: Results,
                 catalogue: dict[str, dict[str, Any]]) -> dict[str, Any]:
     by_id = {ex["id"]: ex for ex in results["exercises"]}
     cells = {}
@@ -208,7 +213,7 @@ def _exercise_stats(ex: dict[str, Any], roster: list[dict[str, Any]]) -> dict[st
     }
 
 
-def _property_stats(results_by_student: dict[str, dict[str, Any]], ids: list[str]
+def _property_stats(results_by_student: Mapping[str, Results], ids: list[str]
                     ) -> list[dict[str, Any]]:
     props: dict[tuple[str, str], dict[str, Any]] = {}
     for sid in ids:
@@ -297,7 +302,7 @@ def _contiguous(shape: list[int]) -> list[int]:
     return strides[::-1]
 
 
-def _errors(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
+def _errors(results_by_student: Mapping[str, Results], ids: list[str]) -> list[dict[str, Any]]:
     """Errors and timeouts, by student: where, and the first line of the message."""
     rows = []
     for sid in ids:
@@ -314,7 +319,7 @@ def _errors(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> li
 MAX_FLAG_ROWS = 500  # the static scan's findings listed on the class page, all students together
 
 
-def _flags(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> list[dict[str, Any]]:
+def _flags(results_by_student: Mapping[str, Results], ids: list[str]) -> list[dict[str, Any]]:
     """The static scan's findings (forbidden APIs in the source, routes around the guard),
     by student: for the instructor to look at; they never changed a score."""
     rows: list[dict[str, Any]] = []
@@ -334,7 +339,7 @@ def _flags(results_by_student: dict[str, dict[str, Any]], ids: list[str]) -> lis
 # ------------------------------------------------------------------ charts
 
 BLUE, GREY, INK, MUTED = "#0969da", "#8c959f", "#1f2328", "#59636e"
-_RC = {
+_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "torchdrill-class-report",  # ids in the SVG from data, not from chance
     "svg.fonttype": "none",  # text stays text (searchable, small, font-independent bytes)
     "font.family": ["DejaVu Sans"],  # ships with matplotlib: same layout on every machine
@@ -356,7 +361,7 @@ def charts(summary: dict[str, Any]) -> dict[str, Any]:
     import matplotlib
 
     with matplotlib.rc_context(_RC):
-        out = {"totals": _totals_chart(summary["totals"]), "exercises": {}}
+        out: dict[str, Any] = {"totals": _totals_chart(summary["totals"]), "exercises": {}}
         for k, ex in enumerate(summary["exercises"]):
             if ex["graded"]:
                 out["exercises"][ex["id"]] = _exercise_chart(ex, f"ex{k}-")
@@ -438,7 +443,7 @@ def _integer_counts(ax: Any) -> None:
 
 # ------------------------------------------------------------------ page
 
-def render_html(results_by_student: dict[str, dict[str, Any]], problems: dict[str, str],
+def render_html(results_by_student: Mapping[str, Results], problems: dict[str, str],
                 course: Path, *, title: str | None = None, similarity: dict[str, Any] | None = None) -> str:
     """The class page as one self-contained HTML document (same data, same bytes)."""
     folder = course / report.TEMPLATES_DIR
@@ -461,7 +466,7 @@ def render_html(results_by_student: dict[str, dict[str, Any]], problems: dict[st
     )
 
 
-def write_class_report(results_by_student: dict[str, dict[str, Any]], problems: dict[str, str],
+def write_class_report(results_by_student: Mapping[str, Results], problems: dict[str, str],
                        out: Path, course: Path, *, title: str | None = None,
                        similarity: dict[str, Any] | None = None) -> Path:
     """Render and write ``out/class.html`` atomically; returns its path."""

@@ -22,11 +22,13 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.core.results import Results
 from grader.core.students import student_id_problem
 from grader.reports import present
 
@@ -42,7 +44,7 @@ class ExportError(ValueError):
 
 # ------------------------------------------------------------------ Gradescope
 
-def gradescope(results: dict[str, Any]) -> dict[str, Any]:
+def gradescope(results: Results) -> dict[str, Any]:
     """Gradescope's autograder ``results.json`` for a torchdrill results document."""
     tests = []
     for ex in results["exercises"]:
@@ -60,7 +62,7 @@ def gradescope(results: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _gradescope_test(ex: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
+def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any]) -> dict[str, Any]:
     share = present.property_points(ex, t)
     worth = round(share, 4) if share is not None else 0.0
     passed = t["outcome"] == PASSED
@@ -77,7 +79,7 @@ def _gradescope_test(ex: dict[str, Any], t: dict[str, Any]) -> dict[str, Any]:
     return test
 
 
-def _test_output(t: dict[str, Any]) -> str:
+def _test_output(t: Mapping[str, Any]) -> str:
     outcome = present.label(t["outcome"])
     if t["outcome"] == PASSED:
         return outcome
@@ -86,7 +88,7 @@ def _test_output(t: dict[str, Any]) -> str:
     return f"{outcome}: {t.get('message') or ''}".rstrip(": ")
 
 
-def _gradescope_summary(results: dict[str, Any]) -> str:
+def _gradescope_summary(results: Results) -> str:
     lines = [f"torchdrill {results.get('grader_version', '')}: "
              f"{present.score_text(results['score'], results['max_score'])} points"]
     for ex in results["exercises"]:
@@ -96,7 +98,7 @@ def _gradescope_summary(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_gradescope(results: dict[str, Any], out: Path) -> Path:
+def write_gradescope(results: Results, out: Path) -> Path:
     """Write ``out/gradescope/results.json``; returns its path."""
     path = out / GRADESCOPE_DIR / GRADESCOPE_NAME
     write_atomically(path, json.dumps(gradescope(results), indent=1) + "\n")
@@ -105,7 +107,7 @@ def write_gradescope(results: dict[str, Any], out: Path) -> Path:
 
 # ------------------------------------------------------------------ JUnit
 
-def junit(results: dict[str, Any]) -> ET.ElementTree:
+def junit(results: Results) -> ET.ElementTree:
     """A JUnit XML tree: ``<testsuites>`` of one ``<testsuite>`` per exercise."""
     root = ET.Element("testsuites", name=f"torchdrill: {_xml(results.get('submission', ''))}")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
@@ -120,7 +122,7 @@ def junit(results: dict[str, Any]) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def _junit_suite(ex: dict[str, Any], timestamp: str) -> ET.Element:
+def _junit_suite(ex: Mapping[str, Any], timestamp: str) -> ET.Element:
     suite = ET.Element("testsuite", name=ex["id"])
     if timestamp:
         suite.set("timestamp", timestamp)
@@ -147,7 +149,7 @@ _JUNIT_KIND = {FAILED: ("failure", "failures"), NOT_ATTEMPTED: ("failure", "fail
                NOT_RUN: ("skipped", "skipped")}
 
 
-def _junit_case(ex: dict[str, Any], t: dict[str, Any]) -> tuple[ET.Element, str]:
+def _junit_case(ex: Mapping[str, Any], t: Mapping[str, Any]) -> tuple[ET.Element, str]:
     """A ``<testcase>`` and which suite counter it adds to ("" when it passed)."""
     case = ET.Element("testcase", classname=ex["id"].replace("/", "."), name=_xml(t["name"]),
                       time=f"{t.get('duration_s', 0.0):.3f}")
@@ -162,11 +164,13 @@ def _junit_case(ex: dict[str, Any], t: dict[str, Any]) -> tuple[ET.Element, str]
     return case, counter
 
 
-def write_junit(results: dict[str, Any], path: Path) -> Path:
+def write_junit(results: Results, path: Path) -> Path:
     """Write the JUnit XML for ``results`` to ``path``; returns it."""
     tree = junit(results)
     ET.indent(tree)
-    text = ET.tostring(tree.getroot(), encoding="unicode", xml_declaration=False)
+    root = tree.getroot()
+    assert root is not None  # junit() builds the tree from its root
+    text = ET.tostring(root, encoding="unicode", xml_declaration=False)
     write_atomically(path, '<?xml version="1.0" encoding="utf-8"?>\n' + text + "\n")
     return path
 
@@ -182,7 +186,7 @@ TOTAL_COLUMN = "Final Points"
 POINTS_POSSIBLE = "Points Possible"
 
 
-def grades_rows(results_by_student: dict[str, dict[str, Any]], *,
+def grades_rows(results_by_student: Mapping[str, Results], *,
                 points_possible: bool = False) -> list[list[str]]:
     """The rows of ``grades.csv`` (header first); see ``write_grades_csv``."""
     exercises: dict[str, float] = {}
@@ -202,7 +206,7 @@ def grades_rows(results_by_student: dict[str, dict[str, Any]], *,
     return rows
 
 
-def write_grades_csv(results_by_student: dict[str, dict[str, Any]], path: Path, *,
+def write_grades_csv(results_by_student: Mapping[str, Results], path: Path, *,
                      points_possible: bool = False) -> Path:
     """Write one row per student (sorted by id): the id, one score per exercise
     (columns named by exercise id, sorted), and the total; returns ``path``.
@@ -239,7 +243,7 @@ def write_grades_csv(results_by_student: dict[str, dict[str, Any]], path: Path, 
     return path
 
 
-def _csv_score(ex: dict[str, Any] | None) -> str:
+def _csv_score(ex: Mapping[str, Any] | None) -> str:
     if ex is None or ex["status"] == NOT_RUN:
         return ""
     return _csv_number(ex["score"])
@@ -263,7 +267,7 @@ def check_file_id(student_id: str) -> str:
     return student_id
 
 
-def write_gradescope_class(results_by_student: dict[str, dict[str, Any]], out: Path) -> list[Path]:
+def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path) -> list[Path]:
     """Write ``out/gradescope/<ID>.json`` (Gradescope's results, as ``gradescope``
     makes them) for every student, sorted by id; returns the paths.
 

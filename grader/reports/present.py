@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.core.results import Results
 
 # Outcomes (of a property) and statuses (of an exercise) in a learner's words.
 LABELS = {
@@ -32,6 +33,8 @@ PROBLEMS = (FAILED, ERROR, TIMED_OUT)
 _ORDER = {FAILED: 0, ERROR: 0, TIMED_OUT: 0, NOT_ATTEMPTED: 1, NOT_RUN: 2, PASSED: 3}
 
 TRACEBACK_MARK = "Traceback (student code only):"
+
+_Test = TypeVar("_Test", bound=Mapping[str, Any])  # a test's record: ``TestResult`` or a plain dict
 
 
 def label(outcome_or_status: str) -> str:
@@ -66,12 +69,12 @@ def property_title(test_name: str) -> str:
     return f"{words} [{params}" if bracket else words
 
 
-def sorted_tests(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def sorted_tests(tests: Iterable[_Test]) -> list[_Test]:
     """Problems first, then not attempted, not run, passed; by name within each."""
     return sorted(tests, key=lambda t: (_ORDER.get(t["outcome"], 0), t["name"]))
 
 
-def property_points(exercise: dict[str, Any], test: dict[str, Any]) -> float | None:
+def property_points(exercise: Mapping[str, Any], test: Mapping[str, Any]) -> float | None:
     """The points this property is worth in its exercise (None when not run here)."""
     if test["outcome"] == NOT_RUN:
         return None
@@ -89,7 +92,7 @@ def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-def not_run_here(results: dict[str, Any]) -> list[dict[str, Any]]:
+def not_run_here(results: Results) -> list[dict[str, Any]]:
     """Tests not run on this machine, grouped by reason: [{reason, tests: [ids]}]."""
     groups: dict[str, list[str]] = {}
     for ex in results["exercises"]:
@@ -100,14 +103,14 @@ def not_run_here(results: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"reason": r, "tests": ids} for r, ids in groups.items()]
 
 
-def status_counts(results: dict[str, Any]) -> dict[str, int]:
+def status_counts(results: Results) -> dict[str, int]:
     counts: dict[str, int] = {}
     for ex in results["exercises"]:
         counts[ex["status"]] = counts.get(ex["status"], 0) + 1
     return counts
 
 
-def captured_output(test: dict[str, Any]) -> list[tuple[str, str]]:
+def captured_output(test: Mapping[str, Any]) -> list[tuple[str, str]]:
     """[(stream, text)] of what the student's code printed, where the results keep it."""
     out = []
     for stream in ("stdout", "stderr"):
@@ -166,7 +169,7 @@ def _cells(values: list[Any], index: tuple[int, ...], depth: int, width: int,
     yield "[", False
     nested = any(isinstance(v, list) for v in values)
     gap = ",\n" + "\n" * (_depth(values) - 2 if nested else 0) + " " * (depth + 1)
-    position = 0
+    position: int | None = 0
     for k, v in enumerate(values):
         if k:
             yield (gap if nested else ", "), False
@@ -201,7 +204,7 @@ def values_text(t: dict[str, Any]) -> str:
     return "".join(text for text, _ in value_cells(t.get("values"), t.get("shape")))
 
 
-def marked_indices(test: dict[str, Any]) -> set[tuple[int, ...]]:
+def marked_indices(test: Mapping[str, Any]) -> set[tuple[int, ...]]:
     """The first differing indices of a values diff, to highlight in got and expected."""
     diff = (test.get("counterexample") or {}).get("diff") or {}
     return {tuple(i) for i in diff.get("first_indices") or []}
@@ -285,7 +288,7 @@ def diff_lines(diff: dict[str, Any], got: Any = None, expected: Any = None) -> l
     return [f"{kind} differs"]
 
 
-def differing_field(test: dict[str, Any]) -> str:
+def differing_field(test: Mapping[str, Any]) -> str:
     """``dtype``/``shape``/``device`` when that is what a mismatch is about, else ``""``."""
     kind = ((test.get("counterexample") or {}).get("diff") or {}).get("kind", "")
     return kind if kind in ("dtype", "shape", "device") else ""
@@ -302,7 +305,7 @@ def tensor_block(name: str, t: dict[str, Any], indent: str = "  ") -> list[str]:
     return [indent + head] + [indent + "  " + line for line in body]
 
 
-def counterexample_text(test: dict[str, Any]) -> str:
+def counterexample_text(test: Mapping[str, Any]) -> str:
     """A failing property's counterexample as plain text (terminal, Gradescope, JUnit)."""
     cx = test.get("counterexample") or {}
     lines: list[str] = []
@@ -339,7 +342,7 @@ def _returned_lines(result: Any, got: Any) -> list[str]:
     return lines
 
 
-def problem_text(test: dict[str, Any]) -> str:
+def problem_text(test: Mapping[str, Any]) -> str:
     """Message, counterexample and the student's traceback of a property, as plain text."""
     message, tb = split_traceback(test.get("message") or "")
     parts = [message, counterexample_text(test), tb]

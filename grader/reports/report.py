@@ -20,6 +20,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from grader.core.files import write_atomically
+from grader.core.results import Results
 from grader.reports import present
 
 TEMPLATES_DIR = "report_templates"
@@ -82,13 +83,13 @@ def environment(folder: Path) -> jinja2.Environment:
     return env
 
 
-def render_html(results: dict[str, Any], course: Path) -> str:
+def render_html(results: Results, course: Path) -> str:
     """The student report for ``results`` as one self-contained HTML page."""
     template = environment(templates_dir(course)).get_template(STUDENT_TEMPLATE)
     return template.render(results=results, submission_file=submission_file)
 
 
-def write_report(results: dict[str, Any], out: Path, course: Path) -> Path:
+def write_report(results: Results, out: Path, course: Path) -> Path:
     """Render and write ``out/index.html`` atomically; returns its path."""
     return write_atomically(out / REPORT_NAME, render_html(results, course))
 
@@ -129,7 +130,7 @@ def shape_text(shape: list[int] | None) -> str:
     return str(tuple(shape or ()))
 
 
-def submission_file(results: dict[str, Any], exercise_id: str) -> str:
+def submission_file(results: Results, exercise_id: str) -> str:
     """Where the learner edits this exercise: ``<submission>/<exercise id>.py``."""
     root = results.get("submission") or ""
     exercise = next((e for e in results.get("exercises", []) if e.get("id") == exercise_id), None)

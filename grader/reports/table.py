@@ -8,6 +8,7 @@ files): plain ASCII, no escape codes. Text that can come from a submission
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from rich import box
@@ -17,13 +18,14 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.core.outcomes import PASSED
+from grader.core.results import Results
 from grader.reports import present
 
 STATUS_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "error": "red",
                 "not_attempted": "dim", "not_run": "cyan"}
 
 
-def first_problem(exercise: dict[str, Any]) -> str:
+def first_problem(exercise: Mapping[str, Any]) -> str:
     for t in exercise["tests"]:
         if t["outcome"] not in (PASSED, "not_run"):
             return escape(f"{t['name']} ({t['outcome'].replace('_', ' ')})")
@@ -38,7 +40,7 @@ def make_console(file: TextIO | None = None, width: int | None = None) -> Consol
                    color_system="auto" if tty else None, width=width or (None if tty else 120))
 
 
-def render(results: dict[str, Any], file: TextIO | None = None, width: int | None = None,
+def render(results: Results, file: TextIO | None = None, width: int | None = None,
            verbose: bool = False) -> None:
     """Print the score table; with ``verbose``, every failing property's counterexample."""
     console = make_console(file, width)
@@ -63,7 +65,7 @@ def render(results: dict[str, Any], file: TextIO | None = None, width: int | Non
         render_problems(results, console)
 
 
-def render_problems(results: dict[str, Any], console: Console) -> None:
+def render_problems(results: Mapping[str, Any], console: Console) -> None:
     """Each failing property: its message, counterexample and the student's traceback."""
     for ex in results["exercises"]:
         for t in present.sorted_tests(ex["tests"]):
@@ -77,7 +79,7 @@ def render_problems(results: dict[str, Any], console: Console) -> None:
             console.print(Text("    " + body.replace("\n", "\n    ")), soft_wrap=True)
 
 
-def render_flags(results: dict[str, Any], console: Console) -> None:
+def render_flags(results: Mapping[str, Any], console: Console) -> None:
     """What the static scan flagged, one line each: the source line is the student's
     own text, so it is printed as ``Text``, never as markup."""
     for ex in results["exercises"]:
@@ -88,24 +90,24 @@ def render_flags(results: dict[str, Any], console: Console) -> None:
             console.print(line, soft_wrap=True)
 
 
-def flags_note(exercise: dict[str, Any]) -> str:
+def flags_note(exercise: Mapping[str, Any]) -> str:
     """`` [2 static flags]``: the static scan found forbidden APIs (no points lost)."""
     n = len(exercise.get("static_flags") or [])
     return escape(f" [{n} static flag{'' if n == 1 else 's'}]") if n else ""
 
 
-def hints_note(exercise: dict[str, Any]) -> str:
+def hints_note(exercise: Mapping[str, Any]) -> str:
     """`` (2 hints)`` when the learner revealed hints for this exercise."""
     used = exercise.get("hints_used") or 0
     return f" ({used} hint{'' if used == 1 else 's'})" if used else ""
 
 
-def _pending_note(results: dict[str, Any]) -> str:
+def _pending_note(results: Results) -> str:
     pending = results.get("pending_points", 0)
     return f"{pending:g} points pending (not run here)" if pending else ""
 
 
-def isolation_summary(results: dict[str, Any]) -> str:
+def isolation_summary(results: Results) -> str:
     """``sandbox (every layer)`` / ``sandbox; missing: uid (off: unavailable: ...)``."""
     isolation = (results.get("environment") or {}).get("isolation") or {}
     mode = isolation.get("mode", "none")

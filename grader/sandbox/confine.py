@@ -41,7 +41,7 @@ import stat
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -235,8 +235,8 @@ def _probe_rlimits() -> str | None:
     return _linux()
 
 
-_PROBES = {"bwrap": _probe_bwrap, "uid": _probe_uid, "landlock": _probe_landlock,
-           "seccomp": _probe_seccomp, "rlimits": _probe_rlimits}
+_PROBES: dict[str, Callable[[], str | None]] = {"bwrap": _probe_bwrap, "uid": _probe_uid, "landlock": _probe_landlock,
+                                             "seccomp": _probe_seccomp, "rlimits": _probe_rlimits}
 
 
 def _unreadable_by_nobody() -> str | None:

@@ -168,7 +168,7 @@ class Sandbox:
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
                 header: dict[str, Any], buffers: Sequence[memoryview],
-                listener: Listener | None = None, rank: int | None = None) -> tuple[dict[str, Any], bytearray]:
+                listener: Listener | None = None, rank: int | None = None) -> tuple[dict[str, Any], memoryview]:
         """Send one request to ``exercise``'s worker (``rank``'s, for one rank of a rank
         run) and wait for its answer, within the limit (``listener`` serves what the
         worker says meanwhile: a rank's collective, a recorder)."""
@@ -226,7 +226,7 @@ class Listener:
         """Whether ``message`` is one of this listener's (else it is the answer)."""
         return False
 
-    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+    def heard(self, message: dict[str, Any], payload: memoryview, worker: _Worker) -> None:
         """Serve ``message`` (answering through ``worker.send`` if it asks)."""
 
     def close(self) -> None:
@@ -250,7 +250,7 @@ class _Worker:
         return self._alive and self.generation == self.zygote.generation
 
     def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview], timeout: float,
-                 listener: Listener | None = None) -> tuple[dict[str, Any], bytearray]:
+                 listener: Listener | None = None) -> tuple[dict[str, Any], memoryview]:
         """Send a request; serve what the worker says meanwhile; return its answer. The
         whole exchange is within ``timeout`` (``TimeoutError`` past it)."""
         deadline = time.monotonic() + timeout
@@ -326,7 +326,7 @@ def _staying_on_this_cpu() -> Iterator[int | None]:
     cpu = current_cpu()
     try:
         allowed = os.sched_getaffinity(0) if cpu is not None else None
-        if allowed is not None:
+        if allowed is not None and cpu is not None:
             os.sched_setaffinity(0, {cpu})
     except (OSError, AttributeError):  # no affinity here (not Linux): nothing to keep
         allowed = cpu = None
@@ -549,7 +549,7 @@ class _Listeners(Listener):
     def hears(self, message: dict[str, Any]) -> bool:
         return any(listener.hears(message) for listener in self.listeners)
 
-    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+    def heard(self, message: dict[str, Any], payload: memoryview, worker: _Worker) -> None:
         next(listener for listener in self.listeners if listener.hears(message)).heard(message, payload, worker)
 
     def close(self) -> None:
@@ -567,7 +567,7 @@ class _Recorders(Listener):
     def hears(self, message: dict[str, Any]) -> bool:
         return "record" in message
 
-    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+    def heard(self, message: dict[str, Any], payload: memoryview, worker: _Worker) -> None:
         index, size = message.get("record"), message.get("size")
         module = self.table[index] if type(index) is int and 0 <= index < len(self.table) else None
         if not isinstance(module, torch.nn.Module) or type(size) is not int or size < 0:
@@ -591,7 +591,7 @@ class _RankServer(Listener):
     def hears(self, message: dict[str, Any]) -> bool:
         return "rank_done" in message or "collective" in message or "p2p" in message
 
-    def heard(self, message: dict[str, Any], payload: bytearray, worker: _Worker) -> None:
+    def heard(self, message: dict[str, Any], payload: memoryview, worker: _Worker) -> None:
         if "rank_done" in message:
             self._own(message.get("rank_done"))
             worker.send({"all_done": True})
@@ -708,13 +708,13 @@ class _Bridge(torch.autograd.Function):
     """Outputs computed in a worker, differentiable with respect to the grader's inputs."""
 
     @staticmethod
-    def forward(ctx, backward: Callable[[Sequence[torch.Tensor]], list[Any]],
+    def forward(ctx: Any, backward: Callable[[Sequence[torch.Tensor]], list[Any]],
                 outputs: tuple[torch.Tensor, ...], *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         ctx.remote_backward = backward
         return outputs
 
     @staticmethod
-    def backward(ctx, *grads: torch.Tensor) -> tuple[Any, ...]:
+    def backward(ctx: Any, *grads: torch.Tensor) -> tuple[Any, ...]:
         return (None, None, *ctx.remote_backward([g.contiguous() for g in grads]))
 
 
@@ -768,7 +768,8 @@ def _rebuild(info: Any, function: str) -> BaseException:
         return SubmissionError(message)
     if kind == "assertion":
         return AssertionError(message)
-    names = info.get("types") if isinstance(info.get("types"), list) else []
+    listed = info.get("types")
+    names = listed if isinstance(listed, list) else []
     original: BaseException = RuntimeError(f"{names[0] if names else 'error'}: {message}")
     for name in names:
         cls = harness.CollectiveMismatch if name == "CollectiveMismatch" else getattr(builtins, str(name), None)

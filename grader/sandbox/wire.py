@@ -36,7 +36,7 @@ import socket
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
@@ -50,6 +50,7 @@ MAX_PAYLOAD_BYTES = 256 * 2**20  # a drill's tensors are tiny; this refuses a 1 
 MAX_DIMS = 16
 MAX_DEPTH = 64
 _ALIGN = 64
+_C = TypeVar("_C")  # the torch class a message may name: Module or Optimizer
 
 DTYPES: dict[str, torch.dtype] = {
     name: getattr(torch, name) for name in (
@@ -230,14 +231,16 @@ class Encoder:
                             f"data (limit {MAX_PAYLOAD_BYTES / 2**20:.0f} MiB)")
         if span:
             flat = torch.as_strided(data, (span,), (1,), data.storage_offset()).contiguous()
-            self.buffers.append(memoryview(flat.view(torch.uint8).numpy()))
+            # numpy's stubs give ndarray its __buffer__ only from Python 3.12 (mypy checks as 3.11)
+            self.buffers.append(memoryview(flat.view(torch.uint8).numpy()))  # type: ignore[arg-type]
             out["buf"] = len(self.buffers) - 1
         if t.is_leaf and t.grad is not None:
             out["grad"] = self.value(t.grad)
         return out
 
     def _module(self, m: torch.nn.Module) -> dict[str, Any]:
-        allowed = settings_of(type(m))
+        cls: type = type(m)  # a plain type: mypy takes no torch class object for functools.cache's Hashable
+        allowed = settings_of(cls)
         attrs = [[k, self.value(v)] for k, v in vars(m).items() if k in allowed and _plain(v)]
         recorders = []
         for hook in m._forward_pre_hooks.values():
@@ -345,7 +348,7 @@ class Decoder:
     ``device`` moves rebuilt tensors to the device they came from, if it exists here.
     """
 
-    def __init__(self, objects: Sequence[Any], payload: bytearray | memoryview, *, known: Sequence[Any] = (),
+    def __init__(self, objects: object, payload: bytearray | memoryview, *, known: Sequence[Any] = (),
                  write_back: Callable[[Any, Any], None] | None = None,
                  recorder: Callable[[int], Any] | None = None):
         """``recorder(i)``: the hook to put on module ``i`` where the sender had a recorder
@@ -426,6 +429,7 @@ class Decoder:
                 raise WireError(f"object {i} says 'same' but was never sent")
             self.objects[i] = known
             return known
+        new: torch.Tensor | torch.nn.Module | torch.optim.Optimizer
         if entry.get("k") == "tensor":
             new = self._tensor(entry)
         elif entry.get("k") == "module":
@@ -480,7 +484,8 @@ class Decoder:
         cls = _allowed_class(e.get("cls"), torch.nn.Module, "torch.nn.")
         m = cls.__new__(cls)
         torch.nn.Module.__init__(m)
-        allowed = settings_of(cls)
+        plain: type = cls  # a plain type: mypy takes no torch class object for functools.cache's Hashable
+        allowed = settings_of(plain)
         for name, node in _pairs(e.get("attrs")):
             if name not in allowed:
                 raise WireError(f"a {cls.__name__} came back with an attribute {name!r}, which is "
@@ -554,7 +559,7 @@ def _offsets(payload: bytearray | memoryview, objects: list[Any]) -> dict[int, i
     return offsets
 
 
-def _allowed_class(path: Any, base: type, prefix: str) -> type:
+def _allowed_class(path: Any, base: type[_C], prefix: str) -> type[_C]:
     if not isinstance(path, str) or ":" not in path:
         raise WireError(f"bad class name {str(path)[:80]!r}")
     module_name, qualname = path.split(":", 1)

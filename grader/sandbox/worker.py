@@ -199,7 +199,7 @@ class Worker:
                 except wire.WireError as exc:
                     wire.send(self.sock, {"raise": self._exception(exc)})
 
-    def handle(self, header: dict[str, Any], payload: bytearray) -> tuple[dict[str, Any], list]:
+    def handle(self, header: dict[str, Any], payload: memoryview) -> tuple[dict[str, Any], list]:
         channel = _Channel(self.sock)
         decoder = wire.Decoder(header.get("objects", []), payload,
                                recorder=lambda index: _RemoteBatchSizes(channel, index))
@@ -263,8 +263,8 @@ class Worker:
         for obj in sent:  # what the call did to its arguments goes back too
             encoder.ref(obj)
         answer: dict[str, Any] = {"ok": node, "objects": encoder.objects}
-        outputs = [i for i, entry in enumerate(encoder.objects) if i >= len(sent)
-                   and entry.get("k") == "tensor" and entry.get("rg")]
+        outputs = [i for i, entry in enumerate(encoder.objects) if i >= len(sent)  # new entries: never None
+                   and entry is not None and entry.get("k") == "tensor" and entry.get("rg")]
         inputs = [i for i, obj in enumerate(sent) if isinstance(obj, torch.Tensor) and obj.requires_grad]
         if outputs and inputs:
             self.calls += 1
@@ -326,7 +326,7 @@ class _Channel:
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.lock = _SEND_LOCK
-        self.answers: dict[int, queue.Queue[tuple[dict[str, Any], bytearray]]] = {}
+        self.answers: dict[int, queue.Queue[tuple[dict[str, Any], memoryview]]] = {}
 
     def tell(self, header: dict[str, Any], buffers: list[memoryview] | None = None) -> None:
         with self.lock:

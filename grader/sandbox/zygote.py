@@ -69,7 +69,7 @@ class Zygote:
         argv = launch.command("sandbox.worker")
         self._log = open(self.tmp / "zygote.log", "wb")
         self.proc = subprocess.Popen(
-            confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs, stdout=self._log,
+            confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs.fileno(), stdout=self._log,
             stderr=self._log, env=confine.scrubbed_env(), cwd=self.tmp, close_fds=True,
             start_new_session=True)
         theirs.close()

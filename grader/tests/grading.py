@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from grader.core.results import Results
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,15 +25,15 @@ def grade_process(submission: Path | str, out: Path, *args: str, timeout: float 
 
 
 def run_grade(submission: Path | str, out: Path, *args: str, timeout: float = 600,
-              prefix: Sequence[str] = ()) -> dict[str, Any]:
+              prefix: Sequence[str] = ()) -> Results:
     """``grade_process`` that must succeed; returns results.json."""
     proc = grade_process(submission, out, *args, timeout=timeout, prefix=prefix)
     assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    return json.loads((out / "results.json").read_text())  # type: ignore[no-any-return]
+    return json.loads((out / "results.json").read_text())
 
 
-def grade_properties(submission: Path, out: Path, properties: dict[str, Sequence[str]],
-                     *args: str, timeout: float = 600) -> dict[str, Any]:
+def grade_properties(submission: Path, out: Path, properties: Mapping[str, Sequence[str]],
+                     *args: str, timeout: float = 600) -> Results:
     """Grade only the named properties (drill id -> test function names) of ``submission``,
     in-process in a fresh interpreter, through the one runner every command uses
     (``grader.grading.run.run_grading``); returns results.json. ``args``: more pytest
@@ -47,10 +49,10 @@ def grade_properties(submission: Path, out: Path, properties: dict[str, Sequence
                            str(out / "results.json"), *nodes, "-n", "0", *args],
                           capture_output=True, text=True, timeout=timeout, cwd=REPO)
     assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    return json.loads((out / "results.json").read_text())  # type: ignore[no-any-return]
+    return json.loads((out / "results.json").read_text())
 
 
-def exercise(results: dict[str, Any], exercise_id: str) -> dict[str, Any]:
+def exercise(results: Mapping[str, Any], exercise_id: str) -> dict[str, Any]:
     return next(e for e in results["exercises"] if e["id"] == exercise_id)
 
 

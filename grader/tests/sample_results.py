@@ -8,6 +8,7 @@ shape a grading run writes. The submission's code "printed and returned"
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -15,7 +16,7 @@ import torch
 from grader.contract.describe import describe
 from grader.contract.expect import Mismatch, assert_same
 from grader.core import results as results_module
-from grader.core.results import ExerciseInfo, TestRecord
+from grader.core.results import ExerciseInfo, Results, TestRecord
 
 SCRIPT = "<script>alert('pwned')</script>"
 CUDA_REASON = "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
@@ -40,7 +41,7 @@ def _call(function: str, *args: Any, result: Any = None, raised: str | None = No
     return call
 
 
-def mixed_results() -> dict[str, Any]:
+def mixed_results() -> Results:
     """Five exercises: partial (every problem kind), not attempted, pending (cuda),
     all passed (with a hidden property), and failed with a long elided tensor."""
     exercises = {
@@ -106,6 +107,7 @@ def mixed_results() -> dict[str, Any]:
     ]
     for t in tests:
         if t.name == "test_returns_text":
+            assert t.counterexample is not None
             t.counterexample["stdout"] = f"debug {SCRIPT}\n"
     results = results_module.build("/submissions/ada", exercises, tests,
                                    {"torch": torch.__version__, "cuda_available": False})
@@ -115,14 +117,14 @@ def mixed_results() -> dict[str, Any]:
     return results
 
 
-def _set_captured(results: dict[str, Any], exercise: str, test: str, **streams: str) -> None:
+def _set_captured(results: Mapping[str, Any], exercise: str, test: str, **streams: str) -> None:
     for ex in results["exercises"]:
         for t in ex["tests"]:
             if ex["id"] == exercise and t["name"] == test:
                 t.update(streams)
 
 
-def outcomes_in(results: dict[str, Any], *outcomes: str) -> list[tuple[str, dict[str, Any]]]:
+def outcomes_in(results: Mapping[str, Any], *outcomes: str) -> list[tuple[str, dict[str, Any]]]:
     """(exercise id, test) for every test with one of ``outcomes``."""
     return [(ex["id"], t) for ex in results["exercises"] for t in ex["tests"]
             if t["outcome"] in outcomes]

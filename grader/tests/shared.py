@@ -50,7 +50,7 @@ def shared(factory: pytest.TempPathFactory, key: str, make: Callable[[Path], T])
     folder, done, failed = root / key, root / f"{key}.json", root / f"{key}.failed"
     with FileLock(str(root / f"{key}.lock")):
         if done.exists():
-            return json.loads(done.read_text())  # type: ignore[no-any-return]
+            return json.loads(done.read_text())
         if failed.exists():
             pytest.fail(failed.read_text(), pytrace=False)
         folder.mkdir(exist_ok=True)

@@ -43,7 +43,7 @@ import uuid
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -161,7 +161,7 @@ class Graded:
 
 def _digest(folder: Path) -> dict[str, str]:
     """Content hashes of the files under ``folder``; bytecode caches by name only."""
-    out = {}
+    out: dict[str, str] = {}
     if not folder.exists():
         return out
     for path in sorted(folder.rglob("*")):
@@ -222,9 +222,9 @@ def _copy_attack(name: str, submission: Path, values: dict[str, str]) -> None:
         text = path.read_text()
         for key, value in values.items():
             text = text.replace(key, value)
-        target = submission / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
+        copied = submission / rel
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        copied.write_text(text)
 
 
 def _grade(name: str, root: Path) -> dict[str, Any]:
@@ -295,7 +295,7 @@ def layers_on(results: dict[str, Any]) -> set[str]:
     return {name for name, state in layers.items() if state == "on"}
 
 
-def max_of(ex: dict[str, Any]) -> float:
+def max_of(ex: dict[str, Any]) -> float | None:
     return ex.get("max_score", ex.get("max"))
 
 
@@ -537,7 +537,7 @@ def check_deep_tree(g: Graded, report: str) -> None:
 def check_fill_scratch(g: Graded, report: str) -> None:
     on = layers_on(g.results)
     if "bwrap" in on:  # the scratch tmpfs (512 MiB), not the machine's disk, ran out
-        assert "error=ENOSPC" in report and int(re.search(r"fill=(\d+)MiB", report)[1]) <= 512, report
+        assert "error=ENOSPC" in report and int(cast(re.Match[str], re.search(r"fill=(\d+)MiB", report))[1]) <= 512, report
     if on & {"bwrap", "landlock"}:
         assert "shm=refused" in report, report
     if "seccomp" in on:

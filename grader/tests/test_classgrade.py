@@ -26,6 +26,7 @@ import pytest
 from grader.classroom import gradeproc
 from grader.classroom.gradebook import Gradebook
 from grader.core import results as results_module
+from grader.core.results import Results
 from grader.sandbox import confine
 from grader.tests.classroom import make_class
 from grader.tests.grading import REPO, exercise
@@ -70,7 +71,7 @@ def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "proc": subprocess.CompletedProcess([], made["returncode"], made["stdout"], made["stderr"])}
 
 
-def current(out: Path) -> dict[str, dict[str, Any]]:
+def current(out: Path) -> dict[str, Results]:
     with Gradebook.open(out / "gradebook.sqlite") as book:
         return book.current()
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from grader.core import results as results_module
-from grader.core.results import ExerciseInfo
+from grader.core.results import ExerciseInfo, Results
 from grader.reports import classreport, report
 
 Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)
@@ -55,7 +55,7 @@ EXERCISES = {"a/one": ExerciseInfo("a/one", 10, "One."), "b/two": ExerciseInfo("
 
 
 def student(name: str, *tests: Record, exercises: tuple[str, ...] = ("a/one", "b/two")
-            ) -> dict[str, Any]:
+            ) -> Results:
     results = results_module.build(f"/subs/{name}", {e: EXERCISES[e] for e in exercises},
                                    list(tests), {"torch": "test"}, suite="s1")
     results["graded_at"] = "2026-11-22T10:00:00+00:00"
@@ -66,7 +66,7 @@ def T(exercise: str, name: str, outcome: str, **kw: Any) -> Record:
     return Record(exercise, name, outcome, **kw)
 
 
-def hand_made_class() -> dict[str, dict[str, Any]]:
+def hand_made_class() -> dict[str, Results]:
     """a/one (10 points): t1, t2. b/two (4 points): u1, u2 (u2 mostly not run here)."""
     return {
         "ada": student("ada", T("a/one", "test_t1", "passed"), T("a/one", "test_t2", "passed"),
@@ -206,7 +206,7 @@ def test_empty_class():
 # ------------------------------------------------------------------ page
 
 @pytest.fixture(scope="module")
-def hostile_class() -> dict[str, dict[str, Any]]:
+def hostile_class() -> dict[str, Results]:
     cls = hand_made_class()
     evil = student(HOSTILE, T("a/one", "test_t1", "error", counterexample=X,
                               message=f"one() raised ValueError: {SCRIPT}"),
@@ -235,7 +235,9 @@ def test_student_text_is_escaped(html):
 
 
 def test_content_security_policy_allows_exactly_our_script(html):
-    csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
+    meta = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert meta is not None
+    csp = unescape(meta.group(1))
     scripts = re.findall(r"<script>(.*?)</script>", html, re.S)
     assert len(scripts) == 1
     digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()

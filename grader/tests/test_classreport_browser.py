@@ -15,10 +15,10 @@ import html
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from grader.core.results import Results
 from grader.reports import classreport
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.test_classreport import PROBLEMS, SCRIPT, T, X, hand_made_class, student
@@ -36,7 +36,7 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def cls() -> dict[str, dict[str, Any]]:
+def cls() -> dict[str, Results]:
     c = hand_made_class()
     c[MARKUP_ID] = student(MARKUP_ID, T("a/one", "test_t1", "error", counterexample=X,
                                         message=f"one() raised ValueError: {SCRIPT}"),

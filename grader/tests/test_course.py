@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -39,7 +40,7 @@ def test_no_hint_quotes_a_line_of_reference_code(the_course):
     lines = set()
     for path in (REPO / "reference").rglob("*.py"):
         tree = ast.parse(path.read_text())
-        docstrings = {n.body[0].value.lineno for n in ast.walk(tree)
+        docstrings = {cast(ast.Expr, n.body[0]).value.lineno for n in ast.walk(tree)
                       if isinstance(n, (ast.Module, ast.FunctionDef)) and ast.get_docstring(n)}
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             code = line.strip()

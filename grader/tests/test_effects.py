@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from grader.contract.effects import SENTENCES, observed
+from grader.core.results import Results
 from grader.tests.grading import REPO, base_name, exercise, grade_properties
 from grader.tests.shared import shared
 
@@ -41,7 +42,7 @@ def test_observed_reports_each_change_and_puts_it_back():
 
 @pytest.mark.parametrize("isolation", ["none", "sandbox"])
 def test_seeding_the_global_generator_fails_the_kfold_property(isolation, tmp_path_factory):
-    def make(folder: Path) -> dict:
+    def make(folder: Path) -> Results:
         target = folder / "submission" / "training" / "kfold.py"
         target.parent.mkdir(parents=True)
         target.write_text(SEEDER.read_text())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -42,14 +44,16 @@ def test_value_diff_names_count_and_first_index():
 def test_guard_records_functions_methods_and_classes():
     forbidden = Forbidden.from_marker({"F.one_hot": "scatter", "Tensor.stride": "compute it",
                                        "torch.utils.data.DistributedSampler": "randperm"})
+    # torch's stubs want a Dataset where DistributedSampler only takes len() of it: a range is one
+    action: Callable[[], object]
     for action in (lambda: F.one_hot(torch.tensor([1]), 2), lambda: torch.zeros(2).stride(),
-                   lambda: DistributedSampler(range(4), num_replicas=2, rank=0)):
+                   lambda: DistributedSampler(range(4), num_replicas=2, rank=0)):  # type: ignore[arg-type]
         with forbidden.guard() as uses:
             with pytest.raises(ForbiddenAPIError):
                 action()
         assert len(uses) == 1
     # outside the guard everything works again
-    assert DistributedSampler(range(4), num_replicas=2, rank=0).num_samples == 2
+    assert DistributedSampler(range(4), num_replicas=2, rank=0).num_samples == 2  # type: ignore[arg-type]
     assert torch.zeros(2).stride() == (1,)
 
 

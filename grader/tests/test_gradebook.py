@@ -21,14 +21,14 @@ from grader.classroom import gradebook
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.core import results as results_module
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.core.results import ResultsError, fold, rescore
+from grader.core.results import Results, ResultsError, fold, rescore
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
 SUITE = "suite-1"
 
 
-def half_finished() -> dict[str, Any]:
+def half_finished() -> Results:
     """A real ``torchdrill grade`` results dict (51 tests, two ``cuda`` tests not run)."""
     results = json.loads((DATA / "half_finished_results.json").read_text())
     results["suite_hash"] = SUITE
@@ -36,7 +36,7 @@ def half_finished() -> dict[str, Any]:
     return results
 
 
-def small(outcomes: dict[str, str] | None = None, suite: str | None = SUITE) -> dict[str, Any]:
+def small(outcomes: dict[str, str] | None = None, suite: str | None = SUITE) -> Results:
     """A results dict built by ``results.build``: two CPU exercises and one whose
     only tests need CUDA (pending on a CPU runner). ``outcomes`` overrides by test id."""
     outcomes = outcomes or {}
@@ -62,7 +62,7 @@ def small(outcomes: dict[str, str] | None = None, suite: str | None = SUITE) -> 
                                 {"isolation": {"mode": "process"}}, suite)
 
 
-def without_messages(results: dict[str, Any]) -> dict[str, Any]:
+def without_messages(results: Results) -> dict[str, Any]:
     """``results`` less what ``small`` derives from outcomes besides scores."""
     return results | {"exercises": [ex | {"tests": [{k: v for k, v in t.items()
                                                      if k not in ("message", "counterexample")}
@@ -287,7 +287,7 @@ def test_problems_are_recorded_replaced_and_cleared_by_a_later_grade(book):
 def test_a_refused_record_writes_nothing(book):
     book.record("alice", "h1", small(), wall_s=1, tests_s=1, worker="w")
     broken = small()
-    broken["exercises"][0]["tests"].append(dict(broken["exercises"][0]["tests"][0]))  # duplicate
+    broken["exercises"][0]["tests"].append(broken["exercises"][0]["tests"][0].copy())  # duplicate
     with pytest.raises(GradebookError, match="results for 'alice'.*appears twice"):
         book.record("alice", "h2", broken, wall_s=1, tests_s=1, worker="w")
     bad = small()
@@ -316,7 +316,7 @@ def test_a_database_error_mid_record_rolls_the_whole_submission_back(book):
 
 # ---------------------------------------------------------------- merge
 
-def cuda_run(outcomes: dict[str, str], suite: str = SUITE) -> dict[str, Any]:
+def cuda_run(outcomes: dict[str, str], suite: str = SUITE) -> Results:
     """What a CUDA runner's ``-m cuda`` grading reports: the cuda tests run, the rest not."""
     results = small(suite=suite)
     for ex in results["exercises"]:
@@ -543,6 +543,7 @@ def run_child(path: Path, start: int, log: Path, *, die_before_commit: bool = Fa
             if child.poll() is None:
                 child.kill()
                 child.wait()
+    assert child.stderr is not None
     stderr = child.stderr.read().decode()
     child.stderr.close()
     assert child.returncode == -signal.SIGKILL, stderr

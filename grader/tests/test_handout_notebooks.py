@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import nbformat
 import pytest
@@ -60,7 +60,7 @@ def test_the_reference_pasted_into_the_notebooks_passes_check_for_every_drill(ha
         for path in notebooks:
             cells = nbformat.read(path, as_version=4).cells[2:]
             for stub, check in zip(cells[1::3], cells[2::3]):
-                drill = CHECK.match(check.source).group(1)
+                drill = cast(re.Match[str], CHECK.match(check.source)).group(1)
                 stub.source = (REPO / "reference" / f"{drill}.py").read_text()
                 combined.cells += [stub, check]
         wrong = REPO / "grader" / "tests" / "mutants" / "tensors" / "one_hot" / "float_dtype.py"
@@ -68,7 +68,7 @@ def test_the_reference_pasted_into_the_notebooks_passes_check_for_every_drill(ha
                            nbformat.v4.new_code_cell('done = check("one_hot")\nprint("returned", done)')]
         NotebookClient(combined, timeout=600, kernel_name="python3",
                        resources={"metadata": {"path": str(handout / "notebooks")}}).execute()
-        return {(CHECK.match(c.source).group(1) if CHECK.match(c.source) else "wrong"): _output(c)
+        return {(found.group(1) if (found := CHECK.match(c.source)) else "wrong"): _output(c)
                 for c in combined.cells if c.cell_type == "code" and "check(" in c.source}
 
     outputs = shared(tmp_path_factory, "notebook-kernel", make)

@@ -20,11 +20,11 @@ from __future__ import annotations
 import ast
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from grader.core.course import exercise_tests
+from grader.core.results import Results
 from grader.tests.grading import REPO, exercise, run_grade
 from grader.tests.shared import shared
 
@@ -66,9 +66,9 @@ def test_every_variant_says_what_it_does():
     assert not silent, f"do-nothing variants without a docstring: {silent}"
 
 
-def graded_round(k: int, factory: pytest.TempPathFactory) -> dict[str, Any]:
+def graded_round(k: int, factory: pytest.TempPathFactory) -> Results:
     """The k-th variant of every drill that has one, graded as one submission."""
-    def make(folder: Path) -> dict[str, Any]:
+    def make(folder: Path) -> Results:
         drills = [d for d, paths in BY_DRILL.items() if k < len(paths)]
         for drill in drills:
             target = folder / "submission" / f"{drill}.py"

@@ -13,13 +13,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from grader.cli import main
 from grader.core import course, hints
 from grader.core import results as results_module
+from grader.core.results import Results
 from grader.learner import learn
 from grader.tests.grading import REPO
 
@@ -34,10 +35,12 @@ def _row(drill_id: str, status: str, score: float = 0.0, points: float = 10.0, *
             "status": status, "tests": [], **extra}
 
 
-def _results(*rows: dict[str, Any], submission: str = "/sub", suite: str = "s1") -> dict[str, Any]:
-    return {"schema": results_module.SCHEMA_VERSION, "submission": submission, "suite_hash": suite,
-            "score": sum(r["score"] for r in rows), "max_score": sum(r["max_score"] for r in rows),
-            "pending_points": 0, "exercises": list(rows)}
+def _results(*rows: dict[str, Any], submission: str = "/sub", suite: str = "s1") -> Results:
+    """A results document with just the fields ``learn`` reads."""
+    return cast(Results, {
+        "schema": results_module.SCHEMA_VERSION, "submission": submission, "suite_hash": suite,
+        "score": sum(r["score"] for r in rows), "max_score": sum(r["max_score"] for r in rows),
+        "pending_points": 0, "exercises": list(rows)})
 
 
 # ------------------------------------------------------------------ results

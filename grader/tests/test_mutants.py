@@ -15,11 +15,11 @@ from __future__ import annotations
 import ast
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from grader.core.course import exercise_tests
+from grader.core.results import Results
 from grader.tests.grading import REPO, base_name, exercise, grade_properties
 from grader.tests.shared import shared
 
@@ -46,11 +46,11 @@ def caught_by(path: Path) -> tuple[str, ...]:
     raise AssertionError(f"{path} has no CAUGHT_BY = (...) naming the properties that catch it")
 
 
-def graded_round(k: int, factory: pytest.TempPathFactory) -> dict[str, Any]:
+def graded_round(k: int, factory: pytest.TempPathFactory) -> Results:
     """The k-th mutant of every drill that has one, graded as one submission on the
     properties their ``CAUGHT_BY`` name (without shrinking, which only changes the
     counterexample shown; in-process: they are the course's own files)."""
-    def make(folder: Path) -> dict[str, Any]:
+    def make(folder: Path) -> Results:
         properties = {}
         for drill, paths in BY_DRILL.items():
             if k < len(paths):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results import outcomes_only
+from grader.core.results import Results, outcomes_only
 
 DRILL_TEST = '''
 """Doubles a tensor."""
@@ -92,7 +92,7 @@ def _make_course(root: Path) -> Path:
     return root
 
 
-def _grade(root: Path, results: Path, *args: str) -> dict:
+def _grade(root: Path, results: Path, *args: str) -> Results:
     subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
                     "--rootdir", str(root), "--submission", str(root / "sub"),
                     "--results", str(results), "--test-timeout", "8", *args],
@@ -106,7 +106,7 @@ def course(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def graded(course) -> dict:
+def graded(course) -> Results:
     return _grade(course, course / "serial.json")
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from grader import cli
 from grader.core.errors import EXIT_OK, EXIT_USAGE
+from grader.core.results import Results
 from grader.reports import present, report, table
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 
@@ -24,12 +25,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, Any]:
+def results() -> Results:
     return mixed_results()
 
 
 @pytest.fixture(scope="module")
-def html(results: dict[str, Any]) -> str:
+def html(results: Results) -> str:
     return report.render_html(results, REPO)
 
 
@@ -282,7 +283,7 @@ def test_report_command_explains_what_is_missing(tmp_path, monkeypatch, capsys):
 FLAG_CODE = "return F.one_hot(x)  # <script>alert('flag')</script>"
 
 
-def flagged(results: dict[str, Any]) -> dict[str, Any]:
+def flagged(results: Results) -> Results:
     """``results`` with two static-scan flags on tensors/one_hot (one hostile)."""
     changed = json.loads(json.dumps(results))
     one_hot = next(e for e in changed["exercises"] if e["id"] == "tensors/one_hot")

@@ -20,10 +20,10 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from grader.core.results import Results
 from grader.reports import present, report
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
@@ -48,7 +48,7 @@ def keep(path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, Any]:
+def results() -> Results:
     return mixed_results()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.core.results import Results
 from grader.sandbox import confine
 from grader.tests.grading import REPO, exercise, run_grade
 
@@ -93,14 +94,14 @@ def submission(tmp_path_factory) -> Path:
     return root
 
 
-def grade(submission: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> tuple[dict, float]:
+def grade(submission: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> tuple[Results, float]:
     start = time.perf_counter()
     results = run_grade(submission, out, "--only", *DRILLS, "--no-shrink", "--profile",
                         "torchdrill-quick", "--call-timeout", "0.5", *args, timeout=300, prefix=prefix)
     return results, time.perf_counter() - start
 
 
-def probe(results: dict) -> dict:
+def probe(results: Results) -> dict:
     for test in exercise(results, "tensors/one_hot")["tests"]:
         found = re.search(r"PROBE (\{.*?\})", test["message"])
         if found:
@@ -108,7 +109,7 @@ def probe(results: dict) -> dict:
     raise AssertionError("no test reported the probe's findings")
 
 
-def assert_boundary_holds(results: dict, seconds: float) -> dict:
+def assert_boundary_holds(results: Results, seconds: float) -> dict:
     """What must hold with any set of layers: returns the probe's findings."""
     assert exercise(results, "tensors/contiguity")["score"] == exercise(results, "tensors/contiguity")["max_score"]
     facts = probe(results)

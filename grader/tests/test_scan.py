@@ -8,6 +8,7 @@ import json
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -181,7 +182,7 @@ def test_results_carry_static_flags_and_old_files_still_load(tmp_path):
     built = results_module.build("sub", exercises, tests)
     assert [e["static_flags"] for e in built["exercises"]] == [[flag], []]
     assert built["score"] == 10, "a static flag costs no points"
-    for e in built["exercises"]:
+    for e in cast("list[dict[str, Any]]", built["exercises"]):  # plain dicts: the key is required
         del e["static_flags"]  # as written before the field existed
     path = tmp_path / "results.json"
     path.write_text(json.dumps(built))

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from grader.core.results import outcomes_only, verdicts
+from grader.core.results import Results, outcomes_only, verdicts
 from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO, run_grade
 from grader.tests.shared import shared
@@ -26,12 +25,12 @@ from grader.tests.shared import shared
 HALF_DONE = ("tensors/one_hot", "tensors/broadcast", "losses/metrics", "distributed/sampler")
 
 
-def reference_results(factory: pytest.TempPathFactory) -> dict[str, Any]:
+def reference_results(factory: pytest.TempPathFactory) -> Results:
     """The reference, graded in-process with every property (shared by the session)."""
     return shared(factory, "reference", lambda folder: run_grade(REPO / "reference", folder))
 
 
-def sandboxed_reference_results(factory: pytest.TempPathFactory) -> dict[str, Any]:
+def sandboxed_reference_results(factory: pytest.TempPathFactory) -> Results:
     return shared(factory, "reference-sandbox",
                   lambda folder: run_grade(REPO / "reference", folder, "--isolation", "sandbox"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import socket
 import struct
+from typing import cast
 
 import pytest
 import torch
@@ -74,13 +75,13 @@ def test_identity_and_aliasing_survive():
 def test_parameters_grads_and_modules():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1, bias=False), nn.BatchNorm2d(3), nn.ReLU())
-    model[0].weight.grad = torch.randn_like(model[0].weight)
+    model[0].weight.grad = torch.randn_like(cast(nn.Parameter, model[0].weight))
     model.eval()
     got = round_trip(model)
     assert type(got) is nn.Sequential and type(got[0]) is nn.Conv2d and not got.training
     x = torch.randn(1, 2, 5, 5)
     assert torch.equal(got(x), model(x))
-    assert torch.equal(got[0].weight.grad, model[0].weight.grad)
+    assert torch.equal(cast(torch.Tensor, got[0].weight.grad), model[0].weight.grad)
     assert got[0].bias is None and type(got[0].weight) is nn.Parameter
 
 
@@ -179,7 +180,7 @@ def test_write_back_updates_the_graders_objects_in_place():
     q = nn.Parameter(torch.ones(2))
     q.grad = torch.full((2,), 7.0)
     wire.write_back(p, q)
-    assert torch.equal(p, q) and torch.equal(p.grad, q.grad) and p.requires_grad
+    assert torch.equal(p, q) and torch.equal(cast(torch.Tensor, p.grad), q.grad) and p.requires_grad
 
 
 def test_an_oversize_answer_is_refused_before_it_is_copied(monkeypatch):
