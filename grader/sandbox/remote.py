@@ -83,6 +83,7 @@ class Sandbox:
         self.applied: dict[str, str] | None = None
         self.workers: dict[tuple[str, int | None], _Worker] = {}  # (exercise, rank or None)
         self.timeouts: Counter[tuple[str, str]] = Counter()
+        self._timed_out_run: object = None  # the rank run whose ranks' timeouts count as one
         self._serials = itertools.count(1)  # next() is atomic: rank runs fork from threads
         self._restarts_before = self.zygote.restarts
         self.broken: str | None = None  # why this sandbox stopped working (``new_worker``)
@@ -168,10 +169,13 @@ class Sandbox:
 
     def request(self, exercise: str, forbid: dict[str, str], function: str,
                 header: dict[str, Any], buffers: Sequence[memoryview],
-                listener: Listener | None = None, rank: int | None = None) -> tuple[dict[str, Any], memoryview]:
+                listener: Listener | None = None, rank: int | None = None,
+                run: object = None) -> tuple[dict[str, Any], memoryview]:
         """Send one request to ``exercise``'s worker (``rank``'s, for one rank of a rank
         run) and wait for its answer, within the limit (``listener`` serves what the
-        worker says meanwhile: a rank's collective, a recorder)."""
+        worker says meanwhile: a rank's collective, a recorder). ``run``: the rank run
+        this request belongs to; its ranks, which wait on each other, time out together
+        and count as one timeout."""
         key = (exercise, function)
         if self.timeouts[key] >= MAX_TIMEOUTS:
             raise TimedOut(f"{function}() was not called: {self.timeouts[key]} earlier calls ran "
@@ -184,7 +188,9 @@ class Sandbox:
             return reply, payload
         except TimeoutError:
             worker.kill()
-            self.timeouts[key] += 1
+            if run is None or run is not self._timed_out_run:
+                self.timeouts[key] += 1
+            self._timed_out_run = run
             raise TimedOut(f"{function}() ran past the {self.call_timeout:g} s limit per call "
                            "(the grader stopped it)") from None
         except _WorkerDied:
@@ -421,7 +427,8 @@ class SandboxedImplementation(Implementation):
                   "objects": encoder.objects}
         listener = _Listeners(_Recorders(encoder.table), ranks)
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
-                                              header, encoder.buffers, listener, rank)
+                                              header, encoder.buffers, listener, rank,
+                                              ranks.fake if ranks is not None else None)
         self.output.echo(reply)
         self.effects += _effects(reply)
         if "raise" in reply:

@@ -311,3 +311,30 @@ def test_a_submission_slow_under_the_call_limit_stops_at_its_drills_budget(tmp_p
     assert any("budget" in t["message"] for t in tests)
     assert seconds < 40, f"the grading took {seconds:.0f} s; its budget was 4 s"
     assert results["environment"]["budgets"]["drills"] == {"tensors/contiguity": 4.0}
+
+
+def test_a_rank_run_that_hangs_counts_as_one_timeout(tmp_path):
+    """Every rank of a sandboxed rank run is a worker of its own; when they hang, they
+    time out together, and the function's timeout count goes up by one, not by the
+    number of ranks (after two, it is not called again)."""
+    import torch
+
+    from grader.contract.forbid import Forbidden
+    from grader.core.outcomes import TimedOut
+    from grader.sandbox.remote import Sandbox, SandboxedImplementation
+
+    (tmp_path / "hangs" / "distributed").mkdir(parents=True)
+    (tmp_path / "hangs" / "distributed" / "sync_bn.py").write_text(
+        "def sync_batch_stats(x, all_reduce=None):\n    while True:\n        pass\n")
+    sandbox = Sandbox(tmp_path / "hangs", "sandbox", call_timeout=1.0)
+    impl = SandboxedImplementation(tmp_path / "hangs", "distributed/sync_bn", Forbidden({}), sandbox)
+    key = ("distributed/sync_bn", "sync_batch_stats")
+    try:
+        for expected in (1, 2):
+            with pytest.raises(TimedOut, match="ran past"):
+                impl.run_ranks("sync_batch_stats", [(torch.ones(2, 3),)] * 3)
+            assert sandbox.timeouts[key] == expected
+        with pytest.raises(TimedOut, match="was not called"):
+            impl.run_ranks("sync_batch_stats", [(torch.ones(2, 3),)] * 3)
+    finally:
+        sandbox.close()
