@@ -250,7 +250,7 @@ class Worker:
         with observed(self.impl.effects):
             runner = threading.Thread(target=run, name=f"rank-{rank}", daemon=True)
             runner.start()
-            channel.route(rank)
+            channel.route()
             runner.join()
         if "error" in outcome:
             raise outcome["error"]
@@ -319,38 +319,36 @@ class Worker:
 _SEND_LOCK = threading.Lock()  # every message this worker sends mid-call, from any thread
 
 class _Channel:
-    """The worker's side of a conversation within one request: rank threads ask the
-    grader (a collective, a send or a receive) and wait for its answer; recorders tell it
-    what they saw; the serving thread routes the grader's answers to the ranks."""
+    """The worker's side of a conversation within one request: the rank's call asks the
+    grader (a collective, a send or a receive) and waits for its answer; recorders tell it
+    what they saw; the serving thread routes the grader's answers to the call."""
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.lock = _SEND_LOCK
-        self.answers: dict[int, queue.Queue[tuple[dict[str, Any], memoryview]]] = {}
+        self.answers: queue.Queue[tuple[dict[str, Any], memoryview]] = queue.Queue()  # one rank's
 
     def tell(self, header: dict[str, Any], buffers: list[memoryview] | None = None) -> None:
         with self.lock:
             wire.send(self.sock, header, buffers or [])
 
     def ask(self, rank: int, header: dict[str, Any], value: Any) -> Any:
-        """Send ``header`` with ``value`` encoded; wait for the grader's answer to this rank."""
+        """Send ``header`` with ``value`` encoded, as ``rank``; wait for the grader's answer."""
         encoder = wire.Encoder(strict=False)
         header = {**header, "rank": rank, "value": encoder.value(value), "objects": encoder.objects}
-        answers = self.answers.setdefault(rank, queue.Queue())
         self.tell(header, encoder.buffers)
-        answer, payload = answers.get()
+        answer, payload = self.answers.get()
         if "error" in answer:
             raise harness.CollectiveMismatch(str(answer["error"]))
         return wire.Decoder(answer.get("objects", []), payload).value(answer.get("value"))
 
-    def route(self, rank: int) -> None:
-        """Hand the grader's answers to the rank until it says the rank is done."""
-        answers = self.answers.setdefault(rank, queue.Queue())
+    def route(self) -> None:
+        """Hand the grader's answers to the rank's call until it says the rank is done."""
         while True:
             header, payload = wire.receive(self.sock)
             if header.get("all_done"):
                 return
-            answers.put((header, payload))
+            self.answers.put((header, payload))
 
 
 class _RemoteCollective:
