@@ -16,11 +16,28 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+
+def reusable(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.SearchStrategy]:
+    """Build each strategy once per set of arguments and hand the same object back.
+
+    hypothesis validates a strategy object (and works out whether it can be empty,
+    reuse values, ...) the first time it is drawn from. Composites that build
+    ``float_tensors(shape)`` afresh on every draw paid that on every example: 15% of
+    grading the reference went there. Strategies are immutable, so sharing them changes
+    no draw. Arguments must be hashable (tuples, dtypes, strategies).
+    """
+    return functools.lru_cache(maxsize=4096)(factory)
+
+
+sampled = reusable(st.sampled_from)
+sampled.__doc__ = "``st.sampled_from`` of a tuple, built once per tuple (see ``reusable``)."
+
 TORCH_TO_NUMPY = {torch.float64: np.float64, torch.float32: np.float32,
                   torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
                   torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_}
 
 
+@reusable
 def shapes(min_dims: int = 0, max_dims: int = 4, min_side: int = 0,
            max_side: int = 5) -> st.SearchStrategy[tuple[int, ...]]:
     """Tensor shapes; sides may be 0 unless ``min_side`` says otherwise."""
@@ -28,6 +45,7 @@ def shapes(min_dims: int = 0, max_dims: int = 4, min_side: int = 0,
                             min_side=min_side, max_side=max_side)
 
 
+@reusable
 def float_tensors(shape, dtype: torch.dtype = torch.float64, low: float = -10.0,
                   high: float = 10.0) -> st.SearchStrategy[torch.Tensor]:
     """Finite floats in [low, high] of a given shape (or a shape strategy)."""
@@ -37,12 +55,12 @@ def float_tensors(shape, dtype: torch.dtype = torch.float64, low: float = -10.0,
     return hnp.arrays(np_dtype, shape, elements=elements).map(lambda a: torch.from_numpy(a.copy()))
 
 
+@reusable
 def int_tensors(shape, low: int, high: int,
                 dtype: torch.dtype = torch.int64) -> st.SearchStrategy[torch.Tensor]:
     """Integers in [low, high] of a given shape (or a shape strategy)."""
     np_dtype = TORCH_TO_NUMPY[dtype]
-    return hnp.arrays(np_dtype, shape, elements=st.integers(low, high)).map(
-        lambda a: torch.from_numpy(a.copy()))
+    return hnp.arrays(np_dtype, shape, elements=st.integers(low, high)).map(lambda a: torch.from_numpy(a.copy()))
 
 
 def row_major_strides(size: tuple[int, ...]) -> tuple[int, ...]:
@@ -166,6 +184,13 @@ def relaid(t: torch.Tensor, kind: str, *, order: tuple[int, ...] | None = None,
     raise ValueError(f"unknown layout {kind!r}")
 
 
+@reusable
+def _scrambled_orders(ndim: int) -> st.SearchStrategy[list[int]]:
+    """Orders of ``ndim`` dims other than the identity."""
+    return st.permutations(range(ndim)).filter(lambda o: o != sorted(o))
+
+
+@reusable
 @st.composite
 def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
             label: str = "x") -> Callable[[torch.Tensor], torch.Tensor]:
@@ -178,11 +203,11 @@ def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
         lay = draw(layouts(x.dim(), label="x"))
         impl.f(lay(x))          # a new tensor in that layout on every call
     """
-    kind = draw(st.sampled_from(kinds), label=f"layout of {label}")
+    kind = draw(sampled(tuple(kinds)), label=f"layout of {label}")
     if kind == "permuted" and ndim < 2:
         kind = "sliced"
     if kind == "permuted":
-        order = draw(st.permutations(range(ndim)).filter(lambda o: o != sorted(o)),
+        order = draw(_scrambled_orders(ndim),
                      label=f"dim order of {label} in memory")
         return functools.partial(relaid, kind="permuted", order=tuple(order))
     if kind == "sliced":
@@ -256,6 +281,7 @@ def copy_in_layout(t: torch.Tensor, dtype: torch.dtype | None = None,
 
 # ------------------------------------------------------------------ shape mismatches
 
+@reusable
 @st.composite
 def mismatched_shapes(draw, shape: tuple[int, ...], label: str = "other shape") -> tuple[int, ...]:
     """A shape other than ``shape``, changed the way a lax shape check misses it, in ANY dim

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored
-from tests.strategies import float_tensors, int_tensors, layouts, shapes
+from tests.strategies import float_tensors, int_tensors, layouts, reusable, sampled, shapes
 
 _BY_HAND = ("take logits.log_softmax(dim=1), pick -logp at the targets with gather, weight, "
             "smooth and reduce yourself")
@@ -27,8 +27,8 @@ pytestmark = pytest.mark.exercise(points=15, forbid={
     "nn.NLLLoss": _BY_HAND,
 })
 
-REDUCTIONS = ["mean", "sum", "none"]
-SMOOTHING = [0.05, 0.1, 0.3, 1.0]
+REDUCTIONS = ("mean", "sum", "none")
+SMOOTHING = (0.05, 0.1, 0.3, 1.0)
 
 # Reduced precision on the GPU against float64 on the CPU (logits and weights
 # rounded first). log_softmax rounds its output to the input dtype, so a loss of
@@ -79,6 +79,7 @@ class Case:
         return f"cross_entropy of logits {tuple(self.logits.shape)} ({options})"
 
 
+@reusable
 @st.composite
 def ce_cases(draw, spatial: bool = False, weighted: bool = False, ignoring: bool = False,
              smoothing: bool = False, reductions=("mean",), low: float = -10.0,
@@ -94,11 +95,11 @@ def ce_cases(draw, spatial: bool = False, weighted: bool = False, ignoring: bool
     dims = draw(shapes(min_dims=1, max_dims=2, min_side=1, max_side=3), label="d1..dk") if spatial else ()
     kwargs: dict[str, Any] = {}
     if len(reductions) > 1 or reductions[0] != "mean":
-        kwargs["reduction"] = draw(st.sampled_from(reductions), label="reduction")
+        kwargs["reduction"] = draw(sampled(tuple(reductions)), label="reduction")
     if ignoring:
-        kwargs["ignore_index"] = draw(st.sampled_from([-100, -1, *range(c)]), label="ignore_index")
+        kwargs["ignore_index"] = draw(sampled((-100, -1, *range(c))), label="ignore_index")
     if smoothing:
-        kwargs["label_smoothing"] = draw(st.sampled_from(SMOOTHING), label="label_smoothing")
+        kwargs["label_smoothing"] = draw(sampled(SMOOTHING), label="label_smoothing")
     logits = draw(float_tensors((n, c, *dims), dtype=dtype, low=low, high=high), label="logits")
     target = draw(int_tensors((n, *dims), 0, c - 1), label="target")
     clean = target.clone()

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored
-from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, shapes
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, sampled, shapes
 
 _BY_HAND = ("compute mean and the biased variance over the normalised dims (keepdim=True), "
             "then (x - mean) / torch.sqrt(var + eps), times weight, plus bias")
@@ -89,10 +89,10 @@ def layer_norm_cases(draw, affine: str = "maybe", dtypes=(torch.float64, torch.f
     ``affine`` is "maybe" (each of weight and bias present or not) or "never"."""
     batch = draw(shapes(min_dims=0, max_dims=2, min_side=min_batch_side, max_side=3), label="batch dims")
     normalized = draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), label="normalized_shape")
-    dtype = draw(st.sampled_from(dtypes), label="dtype")
+    dtype = draw(sampled(tuple(dtypes)), label="dtype")
     with_weight = affine == "maybe" and draw(st.booleans(), label="with weight")
     with_bias = affine == "maybe" and draw(st.booleans(), label="with bias")
-    form = draw(st.sampled_from([tuple, list, torch.Size]), label="normalized_shape type")
+    form = draw(sampled((tuple, list, torch.Size)), label="normalized_shape type")
     x = draw(float_tensors((*batch, *normalized), dtype=dtype, low=low, high=high), label="x")
     weight = draw(float_tensors(normalized, dtype=dtype, low=-3, high=3), label="weight") if with_weight else None
     bias = draw(float_tensors(normalized, dtype=dtype, low=-3, high=3), label="bias") if with_bias else None

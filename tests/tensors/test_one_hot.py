@@ -8,14 +8,14 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
 from tests.properties import anchored
-from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, shapes
+from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, sampled, shapes
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "F.one_hot": "make a zeros tensor of shape (*labels.shape, C) and scatter_ ones "
                  "along the last dim with labels.unsqueeze(-1) as the index",
 })
 
-INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.uint8]
+INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.uint8)
 
 
 @st.composite
@@ -25,7 +25,7 @@ def labels_and_classes(draw, min_side=0, layouts=("contiguous",)):
     expanded with stride 0: one_hot only reads its labels)."""
     num_classes = draw(st.integers(1, 6))
     shape = draw(shapes(min_dims=0, max_dims=4, min_side=min_side, max_side=4))
-    dtype = draw(st.sampled_from(INT_DTYPES))
+    dtype = draw(sampled(INT_DTYPES))
     labels = draw(int_tensors(shape, 0, num_classes - 1, dtype=dtype))
     if layouts != ("contiguous",):
         labels = draw(any_layout(labels, layouts, label="labels"))

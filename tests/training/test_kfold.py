@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
 from tests.properties import anchored
+from tests.strategies import reusable
 
 pytestmark = pytest.mark.exercise(points=10)
 
@@ -32,6 +33,7 @@ class Split:
         return impl.kfold_indices(self.n, self.k, fold, shuffle=self.shuffle, seed=self.seed)
 
 
+@reusable
 @st.composite
 def splits(draw, shuffle: bool | None = None, max_n: int = 30) -> Split:
     n = draw(st.integers(2, max_n), label="n")
@@ -79,11 +81,14 @@ def check_folds(folds: list[tuple[list[int], list[int]]], split: Split) -> None:
                if split.shuffle else "torch.arange(n)") + ", cut as tensor_split cuts)")
 
 
+_ORDINARY_SPLITS = splits().filter(lambda s: s.n >= 5 and s.k <= 4)
+
+
 @st.composite
 def ordinary_splits(draw) -> tuple[Split, int]:
     """A valid split and fold whose answer no constant, empty or echoed answer matches: 5 to
     30 examples, 2 to 4 folds, a fold other than the first."""
-    split = draw(splits().filter(lambda s: s.n >= 5 and s.k <= 4))
+    split = draw(_ORDINARY_SPLITS)
     return split, draw(st.integers(1, split.k - 1), label="fold")
 
 
