@@ -1,15 +1,16 @@
-"""Grade a folder with the real grader in a fresh interpreter, for the engine's tests."""
+"""Grade a folder with the real grader, as ``python -m grader grade`` would in a fresh
+interpreter (``grader.tests.warm``), for the engine's tests."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from grader.core.results import Results
+from grader.tests import warm
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -18,10 +19,8 @@ def grade_process(submission: Path | str, out: Path, *args: str, timeout: float 
                   prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
     """Run ``[PREFIX] python -m grader grade SUBMISSION --out OUT ARGS`` in the course;
     ``prefix`` wraps it (``unshare --user``: a grader that is not root)."""
-    return subprocess.run(
-        [*prefix, sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out),
-         "--course", str(REPO), *args],
-        capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    return warm.run(["-m", "grader", "grade", str(submission), "--out", str(out), "--course", str(REPO),
+                     *args], REPO, timeout, prefix)
 
 
 def run_grade(submission: Path | str, out: Path, *args: str, timeout: float = 600,
@@ -45,9 +44,8 @@ def grade_properties(submission: Path, out: Path, properties: Mapping[str, Seque
     out.mkdir(parents=True, exist_ok=True)
     code = ("import sys; from pathlib import Path; from grader.grading.run import run_grading; "
             "run_grading(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4:])")
-    proc = subprocess.run([sys.executable, "-c", code, str(REPO), str(submission),
-                           str(out / "results.json"), *nodes, "-n", "0", *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    proc = warm.run(["-c", code, str(REPO), str(submission), str(out / "results.json"), *nodes,
+                     "-n", "0", *args], REPO, timeout)
     assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     return json.loads((out / "results.json").read_text())
 
