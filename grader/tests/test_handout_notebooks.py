@@ -63,7 +63,9 @@ def test_the_reference_pasted_into_the_notebooks_passes_check_for_every_drill(ha
                 drill = cast(re.Match[str], CHECK.match(check.source)).group(1)
                 stub.source = (REPO / "reference" / f"{drill}.py").read_text()
                 combined.cells += [stub, check]
-        wrong = REPO / "grader" / "tests" / "mutants" / "tensors" / "one_hot" / "float_dtype.py"
+        # a wrong one that loses 2 properties: check shrinks every failure (float_dtype loses
+        # 9, and its check took 11.2 s against 4.1 s)
+        wrong = REPO / "grader" / "tests" / "mutants" / "tensors" / "one_hot" / "classes_is_max.py"
         combined.cells += [nbformat.v4.new_code_cell(wrong.read_text()),
                            nbformat.v4.new_code_cell('done = check("one_hot")\nprint("returned", done)')]
         NotebookClient(combined, timeout=600, kernel_name="python3",
@@ -78,4 +80,6 @@ def test_the_reference_pasted_into_the_notebooks_passes_check_for_every_drill(ha
         assert f"{drill}: done" in outputs[drill], outputs[drill]
     wrong = outputs["wrong"]
     assert "tensors/one_hot: not done yet" in wrong and "returned False" in wrong
-    assert "int64" in wrong and "expected" in wrong  # the explanation `torchdrill check` prints
+    # the explanation `torchdrill check` prints: the property, the smallest call, the student's traceback
+    assert "matches f one hot inferred classes" in wrong and "call: one_hot(" in wrong
+    assert "Traceback (student code only)" in wrong and "one_hot.py" in wrong
