@@ -60,7 +60,8 @@ def int_tensors(shape, low: int, high: int,
                 dtype: torch.dtype = torch.int64) -> st.SearchStrategy[torch.Tensor]:
     """Integers in [low, high] of a given shape (or a shape strategy)."""
     np_dtype = TORCH_TO_NUMPY[dtype]
-    return hnp.arrays(np_dtype, shape, elements=st.integers(low, high)).map(lambda a: torch.from_numpy(a.copy()))
+    return hnp.arrays(np_dtype, shape, elements=st.integers(low, high)).map(
+        lambda a: torch.from_numpy(a.copy()))
 
 
 def row_major_strides(size: tuple[int, ...]) -> tuple[int, ...]:
@@ -207,8 +208,7 @@ def layouts(draw, ndim: int, kinds: tuple[str, ...] = VALUE_LAYOUTS,
     if kind == "permuted" and ndim < 2:
         kind = "sliced"
     if kind == "permuted":
-        order = draw(_scrambled_orders(ndim),
-                     label=f"dim order of {label} in memory")
+        order = draw(_scrambled_orders(ndim), label=f"dim order of {label} in memory")
         return functools.partial(relaid, kind="permuted", order=tuple(order))
     if kind == "sliced":
         steps = draw(st.lists(st.integers(1, 3), min_size=ndim, max_size=ndim),
