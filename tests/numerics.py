@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import torch
 from torch import nn
@@ -66,6 +67,22 @@ def random_weights(out: torch.Tensor) -> torch.Tensor:
     with other numbers than the oracle's output and fail.
     """
     return torch.randn(out.shape, dtype=out.dtype, device=out.device)
+
+
+def weighted_grads(fn: Callable[..., Any], leaves: list[torch.Tensor | None], names: str = "its inputs",
+                   **kwargs: Any) -> tuple[torch.Tensor | None, ...]:
+    """Gradients w.r.t. the non-None ``leaves`` of a random weighted sum of ``fn(*leaves, **kwargs)``
+    (the weights seeded, so the student's function and the oracle get the same ones). ``names``:
+    the inputs, for the message when the output is not connected to them."""
+    out = fn(*leaves, **kwargs)
+    if not isinstance(out, torch.Tensor):
+        raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
+    if not out.requires_grad:
+        raise AssertionError(f"the output is not connected to {names}: backward cannot reach "
+                             "them (no .item(), torch.tensor(...) or .detach())")
+    manual_seed(1)
+    inputs = [t for t in leaves if t is not None]
+    return torch.autograd.grad((out * random_weights(out)).sum(), inputs, allow_unused=True)
 
 
 def grads_of(model: nn.Module) -> list[torch.Tensor | None]:

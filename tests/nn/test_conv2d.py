@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
-from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
+from tests.numerics import float32_on_device_and_float64_oracle, weighted_grads
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid
 
 _INSTEAD = ("slide the kernel yourself: F.pad for the zeros, then loops over the output "
@@ -128,19 +128,6 @@ def test_corr2d_matches_f_conv2d(impl, case):
     expected = F.conv2d(x[None, None], k[None, None])[0, 0]
     assert_same(impl.corr2d(copy_in_layout(x), copy_in_layout(k)), expected,
                 what="corr2d(x, k) (valid cross-correlation: no kernel flip, no padding)")
-
-
-def weighted_grads(fn, leaves: list[torch.Tensor | None], **kwargs) -> tuple[torch.Tensor | None, ...]:
-    """Gradients w.r.t. the non-None ``leaves`` of a random weighted sum of ``fn(*leaves)``."""
-    out = fn(*leaves, **kwargs)
-    if not isinstance(out, torch.Tensor):
-        raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
-    if not out.requires_grad:
-        raise AssertionError("the output is not connected to its inputs: backward cannot reach "
-                             "them (no .item(), torch.tensor(...) or .detach())")
-    manual_seed(1)
-    inputs = [t for t in leaves if t is not None]
-    return torch.autograd.grad((out * random_weights(out)).sum(), inputs, allow_unused=True)
 
 
 @settings(max_examples=25)

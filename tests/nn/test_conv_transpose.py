@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
-from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
+from tests.numerics import float32_on_device_and_float64_oracle, weighted_grads
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid
 
 _INSTEAD = ("spread x out with stride - 1 zeros between pixels, F.pad it by kernel - 1 - padding, "
@@ -155,16 +155,7 @@ def test_is_the_input_gradient_of_conv2d(impl, case):
 def test_gradients_match_f_conv_transpose2d(impl, case):
     def grads(fn) -> tuple[torch.Tensor | None, ...]:
         leaves = [None if t is None else t.requires_grad_() for t in case.clones()]
-        out = fn(*leaves, **case.kwargs())
-        if not isinstance(out, torch.Tensor):
-            raise AssertionError(f"the function returned {type(out).__name__}, not a tensor")
-        if not out.requires_grad:
-            raise AssertionError("the output is not connected to x, weight and bias: backward "
-                                 "cannot reach them (no .item(), torch.tensor(...) or .detach())")
-        manual_seed(1)
-        weights = random_weights(out)
-        inputs = [t for t in leaves if t is not None]
-        return torch.autograd.grad((out * weights).sum(), inputs, allow_unused=True)
+        return weighted_grads(fn, leaves, names="x, weight and bias", **case.kwargs())
 
     expected = grads(F.conv_transpose2d)
     got = grads(impl.conv_transpose2d)
