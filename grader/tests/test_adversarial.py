@@ -62,7 +62,7 @@ LOSES = frozenset({"failed", "error", "not_run"})
 FAILED = frozenset({"failed", "not_run"})
 TIMED_OUT = frozenset({"timed_out", "not_run"})
 NOT_THERE = frozenset({"not_attempted", "not_run"})
-CALL_TIMEOUT = 2.0
+CALL_TIMEOUT = 1.0
 
 # grading name -> (attacks graded together, extra grader options)
 GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -75,7 +75,7 @@ GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "exit-in-call": (("os_exit_call", "sys_exit_call"), ()),
     "resources": (("memory_hog", "fork_bomb"), ()),
     "escape": (("network", "write_reports"), ()),
-    # a test timeout bounds the cost of a regression where every call is a 1.5 GiB answer
+    # a test timeout bounds the cost of a regression where every call is a 320 MiB answer
     "huge": (("huge_tensor", "huge_view"), ("--test-timeout", "10")),
     "batch": (("other_student", "fake_output"), ()),
     "shadows": (("shadowing", "reduce_payload"), ()),
@@ -245,7 +245,8 @@ def _grade(name: str, root: Path) -> dict[str, Any]:
     before = {k: _digest(v) for k, v in watched.items()}
     only = [attack_target(a) for a in attacks] + [control]
     start = time.monotonic()
-    proc = grade_process(submission, out, "--isolation", "sandbox", "--no-shrink", *options,
+    proc = grade_process(submission, out, "--isolation", "sandbox", "--no-shrink", "--profile",
+                         "torchdrill-quick", *options,
                          "--only", *only, timeout=300)
     seconds = time.monotonic() - start
     after = {k: _digest(v) for k, v in watched.items()}
