@@ -110,7 +110,7 @@ def _learner(sub: argparse._SubParsersAction) -> None:
 
     chk = sub.add_parser(
         "check", help="grade one drill quickly and show what to fix",
-        description="Grade one drill in this process (25 examples per property, your print() "
+        description="Grade one drill in this process (at most 25 examples per property, your print() "
                     "output and breakpoint() work), print each failing property with its "
                     "smallest failing input, expected vs got and your code's traceback, and "
                     "record the result for 'list'. Exits 0 when the drill is done, 1 when not.")

@@ -316,7 +316,7 @@ def progress_lines(course: Course, rows: Mapping[str, Mapping[str, Any]]) -> lis
              f"{present.number(score)} / {present.number(total)} points "
              f"({present.percent(score, total):.0f}%)"]
     if any(r.get("profile") == QUICK_PROFILE for r in rows.values()):
-        lines.append("* from `torchdrill check` (quick: 25 examples per property); "
+        lines.append("* from `torchdrill check` (quick: at most 25 examples per property); "
                      "`torchdrill grade` tries 100")
     following = next_unfinished(course, {i: r["status"] for i, r in rows.items()})
     lines.append(f"next: torchdrill check {_short(course, following)}" if following
