@@ -36,7 +36,7 @@ from grader.core.course import exercise_id as exercise_id_of
 from grader.core.outcomes import ERROR, FAILED, NOT_RUN, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
-from grader.sandbox.zygote import SandboxBroken
+from grader.sandbox.zygote import SandboxBroken, warm_for
 
 _not_run_reason = pytest.StashKey[str]()
 
@@ -116,7 +116,8 @@ class GradingSession:
         try:
             return remote.sandbox_for(root, config.getoption("isolation"),
                                       config.getoption("sandbox_off") or (),
-                                      config.getoption("call_timeout"))
+                                      config.getoption("call_timeout"),
+                                      warm_for(_drills_asked(config)))
         except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
             raise SandboxBroken(f"the sandbox could not start: {exc}") from None
 
@@ -250,6 +251,15 @@ class GradingSession:
                         info[stream] = verdict.capped(text)
         report.user_properties.append((OUTCOME, json.dumps(info)))
         return report
+
+
+def _drills_asked(config: pytest.Config) -> int | None:
+    """How many drills this run grades, from its arguments: one test file per drill
+    (None: a folder, the whole course)."""
+    files = {str(arg).split("::", 1)[0] for arg in config.args}
+    if not files or any(Path(f).is_dir() for f in files):
+        return None
+    return len(files)
 
 
 def _missing_requirement(item: pytest.Item) -> str | None:

@@ -71,11 +71,13 @@ class Sandbox:
     zygote for the plan (see the module docstring)."""
 
     def __init__(self, submission: Path, isolation: str, off: Collection[str] = (),
-                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S):
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S, warm: bool = False):
+        """``warm``: the zygote is to import torch's lazy heavy modules up front
+        (``grader.sandbox.zygote.warm_for``)."""
         self.submission = submission
         self.call_timeout = call_timeout
         self.plan = confine.plan(isolation, off)
-        self.zygote = zygote_for(self.plan)
+        self.zygote = zygote_for(self.plan, warm)
         self.tmp = Path(tempfile.mkdtemp(prefix="s", dir=self.zygote.tmp))
         os.chmod(self.tmp, 0o755)
         self.copy = self.tmp / "submission"
@@ -372,10 +374,10 @@ _sandboxes: dict[tuple[Any, ...], Sandbox] = {}
 
 
 def sandbox_for(submission: Path, isolation: str, off: Collection[str] = (),
-                call_timeout: float = DEFAULT_CALL_TIMEOUT_S) -> Sandbox:
+                call_timeout: float = DEFAULT_CALL_TIMEOUT_S, warm: bool = False) -> Sandbox:
     key = (submission, isolation, tuple(sorted(off)), call_timeout)
     if key not in _sandboxes:
-        _sandboxes[key] = Sandbox(submission, isolation, off, call_timeout)
+        _sandboxes[key] = Sandbox(submission, isolation, off, call_timeout, warm)
     return _sandboxes[key]
 
 

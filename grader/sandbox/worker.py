@@ -45,9 +45,9 @@ from grader.core import files
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
 from grader.sandbox import armor, confine, wire
 
-# Imported by the zygote, once, though torch would import them lazily: otherwise every
-# worker pays them again (measured: symbolic shapes with sympy, 0.35 s, on the first
-# backward of the gradient drills; torch._dynamo, 0.8 s, on the GAN's first optimizer step).
+# Imported by a warm zygote, once, though torch would import them lazily: otherwise every
+# worker that needs them pays them again (torch._dynamo with sympy's symbolic shapes,
+# 1.2 s, when a worker builds its first optimizer: the GAN's, grad_accum's).
 WARM_IMPORTS = ("torch.fx.experimental.symbolic_shapes", "torch._dynamo", "torch.distributed")
 MAX_OUTPUT_BYTES = 64 * 1024  # student stdout/stderr kept per request
 KEPT_GRAPHS = 16  # calls whose autograd graph a later ``backward`` may use
@@ -55,10 +55,11 @@ KEPT_GRAPHS = 16  # calls whose autograd graph a later ``backward`` may use
 
 # ---------------------------------------------------------------- zygote
 
-def zygote(control: socket.socket) -> None:
-    """Fork one worker per request until the grader closes the control socket."""
-    for name in WARM_IMPORTS:
-        importlib.import_module(name)
+def zygote(control: socket.socket, warm: bool) -> None:
+    """Fork one worker per request until the grader closes the control socket
+    (``warm``: import ``WARM_IMPORTS`` first, as a later ``warm`` request does)."""
+    if warm:
+        _warm_up()
     confine.preload()
     gc.freeze()  # what the zygote made stays shared with its workers, never copied
     children: set[int] = set()
@@ -105,6 +106,10 @@ def zygote(control: socket.socket) -> None:
         elif request["op"] == "wipe":
             _wipe(str(request.get("path", "")), request.get("uid"))
             control.sendall(b'{"wiped": true}')
+        elif request["op"] == "warm":
+            _warm_up()
+            gc.freeze()
+            control.sendall(b'{"warm": true}')
     for pid in children:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -115,6 +120,11 @@ def zygote(control: socket.socket) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def _warm_up() -> None:
+    for name in WARM_IMPORTS:
+        importlib.import_module(name)
 
 
 def _reap(children: set[int]) -> None:
@@ -511,7 +521,7 @@ def serve(sock: socket.socket, request: dict[str, Any]) -> None:
 
 def main() -> None:
     control = socket.socket(fileno=0)
-    zygote(control)
+    zygote(control, warm="warm" in sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,12 @@ single cost of a sandboxed grading); started early, 0.3 s.
 One zygote per confinement plan and process (``zygote_for``), started on first use
 and kept until the process exits: ``grade-all``'s grading processes grade many
 submissions with one. What runs inside is ``grader.sandbox.worker``'s ``zygote``.
+
+A *warm* zygote also imports the parts of torch that torch loads lazily and that
+cost a worker most (``grader.sandbox.worker.WARM_IMPORTS``: ``torch._dynamo``,
+1.2 s, which the first optimizer a worker builds imports). Worth it for a zygote
+that serves many drills (a whole course, a class: ``warm_for``); a grading of a
+few drills leaves them to the one worker that needs them, if any.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from grader.core.files import remove_tree
 from grader.sandbox import confine, launch
 
 START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
+FEW_DRILLS = 4  # a grading of at most this many drills starts its zygote cold
 
 
 class SandboxError(RuntimeError):
@@ -54,8 +61,9 @@ class Zygote:
     binds read-write, holds one sub-folder per submission being graded.
     """
 
-    def __init__(self, plan: confine.Plan):
+    def __init__(self, plan: confine.Plan, warm: bool = False):
         self.plan = plan
+        self.warm = warm
         self.tmp = Path(tempfile.mkdtemp(prefix="torchdrill-sandbox-"))
         os.chmod(self.tmp, 0o755)
         self._lock = threading.Lock()
@@ -66,7 +74,7 @@ class Zygote:
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        argv = launch.command("sandbox.worker")
+        argv = launch.command("sandbox.worker") + (["warm"] if self.warm else [])
         self._log = open(self.tmp / "zygote.log", "wb")
         self.proc = subprocess.Popen(
             confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs.fileno(), stdout=self._log,
@@ -130,26 +138,36 @@ class Zygote:
 _zygotes: dict[str, Zygote] = {}
 
 
-def zygote_for(plan: confine.Plan) -> Zygote:
+def warm_for(drills: int | None) -> bool:
+    """Whether a zygote that serves ``drills`` drills (None: the whole course) is
+    started warm (see the module docstring)."""
+    return drills is None or drills > FEW_DRILLS
+
+
+def zygote_for(plan: confine.Plan, warm: bool = False) -> Zygote:
     """This process's zygote for ``plan``, started on first use; it serves every
-    submission graded here until the process exits."""
+    submission graded here until the process exits. ``warm``: warm it up (now, if
+    it was started cold)."""
     key = json.dumps(plan.to_json(), sort_keys=True)
     zygote = _zygotes.get(key)
     if zygote is None or zygote.proc.poll() is not None:
         if zygote is not None:
             zygote.restart()
         else:
-            zygote = _zygotes[key] = Zygote(plan)
+            zygote = _zygotes[key] = Zygote(plan, warm)
+    if warm and not zygote.warm:
+        zygote.exchange({"op": "warm"})
+        zygote.warm = True
     return zygote
 
 
-def start_early(isolation: str, off: Collection[str] = ()) -> None:
+def start_early(isolation: str, off: Collection[str] = (), warm: bool = False) -> None:
     """Start the zygote a grading with ``isolation`` will ask for, now. A zygote that
     cannot start is left for the grading to report, where the plugin asks again."""
     if isolation == "none":
         return
     try:
-        zygote_for(confine.plan(isolation, off))
+        zygote_for(confine.plan(isolation, off), warm)
     except (SandboxError, OSError, ValueError):
         pass
 

@@ -84,9 +84,9 @@ def test_grade_starts_the_one_zygote_its_grading_uses_before_torch_loads(tmp_pat
         from grader.sandbox import zygote
         started = []
         real_init = zygote.Zygote.__init__
-        def init(self, plan):
-            started.append(("torch" in sys.modules, plan.isolation))
-            real_init(self, plan)
+        def init(self, plan, warm=False):
+            started.append(("torch" in sys.modules, plan.isolation, warm))
+            real_init(self, plan, warm)
         zygote.Zygote.__init__ = init
         code = cli.main(["grade", "reference", "--only", "tensors/one_hot",
                          "--isolation", "process", "--out", sys.argv[1]])
@@ -94,4 +94,5 @@ def test_grade_starts_the_one_zygote_its_grading_uses_before_torch_loads(tmp_pat
     """)
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=REPO,
                           capture_output=True, text=True, timeout=300)
-    assert done.stdout.strip().splitlines()[-1] == "[(False, 'process')] 0", done.stderr[-2000:]
+    # one drill: a cold zygote (``grader.sandbox.zygote.warm_for``)
+    assert done.stdout.strip().splitlines()[-1] == "[(False, 'process', False)] 0", done.stderr[-2000:]

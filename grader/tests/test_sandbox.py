@@ -29,7 +29,8 @@ REFERENCE = {reference!r}
 def one_hot(labels, num_classes=-1):
     facts = {{"pytest": "pytest" in sys.modules, "hypothesis": "hypothesis" in sys.modules,
               "tests": any(m == "tests" or m.startswith("tests.") for m in sys.modules),
-              "uid": os.geteuid(), "cpus": len(os.sched_getaffinity(0))}}
+              "uid": os.geteuid(), "cpus": len(os.sched_getaffinity(0)),
+              "dynamo": "torch._dynamo" in sys.modules}}
     try:
         open(REFERENCE).read(1)
         facts["reference"] = "readable"
@@ -94,9 +95,10 @@ def submission(tmp_path_factory) -> Path:
     return root
 
 
-def grade(submission: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> tuple[Results, float]:
+def grade(submission: Path, out: Path, *args: str, prefix: tuple[str, ...] = (),
+          drills: list[str] = DRILLS) -> tuple[Results, float]:
     start = time.perf_counter()
-    results = run_grade(submission, out, "--only", *DRILLS, "--no-shrink", "--profile",
+    results = run_grade(submission, out, "--only", *drills, "--no-shrink", "--profile",
                         "torchdrill-quick", "--call-timeout", "0.5", *args, timeout=300, prefix=prefix)
     return results, time.perf_counter() - start
 
@@ -127,7 +129,9 @@ def assert_boundary_holds(results: Results, seconds: float) -> dict:
 
 
 def test_every_layer(submission, tmp_path):
-    """As one of grade-all's grading processes runs it: its workers take the uid it is given."""
+    """As one of grade-all's grading processes runs it: its workers take the uid it is given.
+    Four drills: the zygote starts cold (``grader.sandbox.zygote.warm_for``), so the
+    worker has not imported torch._dynamo."""
     pool_uid = confine.POOL_BASE + 1
     results, seconds = grade(submission, tmp_path, "--isolation", "sandbox",
                              prefix=("env", f"{confine.UID_ENV}={pool_uid}"))
@@ -143,6 +147,7 @@ def test_every_layer(submission, tmp_path):
     if available["uid"] == "on":
         assert facts["uid"] == pool_uid, facts
     assert facts["cpus"] == 1, "the worker did not move to its grader's CPU"
+    assert facts["dynamo"] is False, "a grading of four drills started a warm zygote"
 
 
 def test_a_worker_follows_its_graders_cpu_and_shrugs_off_what_it_cannot():
@@ -180,11 +185,16 @@ def test_each_layer_forced_off(submission, tmp_path, layer):
 
 
 def test_a_bare_process(submission, tmp_path):
-    """--isolation process: no confinement, yet a clean interpreter, checked data, timeouts."""
-    results, seconds = grade(submission, tmp_path, "--isolation", "process")
+    """--isolation process: no confinement, yet a clean interpreter, checked data, timeouts.
+    Five drills (the fifth not handed in): a warm zygote, which imported torch._dynamo
+    for its workers."""
+    results, seconds = grade(submission, tmp_path, "--isolation", "process",
+                             drills=[*DRILLS, "nn/conv_shapes"])
     isolation = results["environment"]["isolation"]
     assert isolation["mode"] == "process" and set(isolation["missing"]) == set(confine.LAYERS)
-    assert_boundary_holds(results, seconds)
+    assert exercise(results, "nn/conv_shapes")["status"] == "not_attempted"
+    facts = assert_boundary_holds(results, seconds)
+    assert facts["dynamo"] is True, "a grading of five drills started a cold zygote"
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs util-linux's unshare")
