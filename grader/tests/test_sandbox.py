@@ -62,7 +62,8 @@ def broadcast_strides(shape, stride, target):
     return _Yes()
 '''
 
-# Correct but far too slow: must end "timed out", quickly.
+# Far too slow: must end "timed out", quickly. One function sleeps (two calls past the
+# limit each cost a grading 0.5 s of waiting); the other two are not attempted.
 SLOW = '''
 import time
 
@@ -72,11 +73,11 @@ def mae(pred, target):
 
 
 def pearson(x, y):
-    time.sleep(30)
+    raise NotImplementedError
 
 
 def iou(pred, target):
-    time.sleep(30)
+    raise NotImplementedError
 '''
 
 DRILLS = ["tensors/contiguity", "tensors/one_hot", "tensors/broadcast", "losses/metrics"]
@@ -122,7 +123,7 @@ def assert_boundary_holds(results: Results, seconds: float) -> dict:
     assert liar["score"] == 0 and all(t["outcome"] in ("failed", "error") for t in liar["tests"])
     slow = exercise(results, "losses/metrics")
     assert slow["score"] == 0
-    outcomes = {t["outcome"] for t in slow["tests"]} - {"not_run"}
+    outcomes = {t["outcome"] for t in slow["tests"]} - {"not_run", "not_attempted"}
     assert outcomes == {"timed_out"}, outcomes
     assert seconds < 120, f"grading took {seconds:.0f} s: the timeouts did not bound it"
     return facts
