@@ -1,7 +1,7 @@
-"""The course grades itself: the reference scores 100% (in-process and sandboxed), the
-stubs 0% ("not attempted"), and grading is deterministic (a serial run and a
-two-worker run agree exactly; a run without shrinking gives the same scores,
-property by property).
+"""The course grades itself: the reference scores 100% in-process and the stubs 0%
+("not attempted"). The same reference, sandboxed: ``test_sandboxed_reference.py``;
+a serial and a parallel grading agreeing: ``test_determinism.py`` (three files, so
+the two test workers can take them side by side).
 
 Each grading here is made once per test session (``grader.tests.shared``): other
 modules read the same reference grading.
@@ -9,33 +9,17 @@ modules read the same reference grading.
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from grader.core.results import Results, outcomes_only, verdicts
+from grader.core.results import Results
 from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO, run_grade
 from grader.tests.shared import shared
-
-# A half-finished submission for the determinism check: a mutant of each of these
-# drills (failures to shrink, across topics, a distributed one with real gloo ranks
-# among them) and nothing else. Mutants that lose few properties: shrinking every
-# failure is most of such a grading's time (the first mutant of each drill lost 20
-# properties and took 17.1 s to grade serially; these lose 10 and take 8.3 s).
-HALF_DONE = {"tensors/one_hot": "classes_is_max", "tensors/broadcast": "vague_clash_message",
-             "losses/metrics": "pearson_upcasts_half", "distributed/sampler": "seed_without_epoch"}
 
 
 def reference_results(factory: pytest.TempPathFactory) -> Results:
     """The reference, graded in-process with every property (shared by the session)."""
     return shared(factory, "reference", lambda folder: run_grade(REPO / "reference", folder))
-
-
-def sandboxed_reference_results(factory: pytest.TempPathFactory) -> Results:
-    return shared(factory, "reference-sandbox",
-                  lambda folder: run_grade(REPO / "reference", folder, "--isolation", "sandbox"))
 
 
 def test_reference_scores_full_marks(tmp_path_factory):
@@ -76,38 +60,3 @@ def test_stubs_score_zero_not_attempted(tmp_path):
         for t in e["tests"]:
             assert t["outcome"] in ("not_attempted", "not_run"), (
                 f"{e['id']}::{t['name']} is {t['outcome']} on the stub: {t['message'][:300]}")
-
-
-def _half_done(folder: Path) -> Path:
-    mutants = REPO / "grader" / "tests" / "mutants"
-    for drill, mutant in HALF_DONE.items():
-        target = folder / f"{drill}.py"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(mutants / drill / f"{mutant}.py", target)
-    return folder
-
-
-def test_serial_and_parallel_grading_agree(tmp_path):
-    """Same submission, same results: failures, messages and counterexamples included."""
-    submission = _half_done(tmp_path / "half_done")
-    only = ("--only", *HALF_DONE, "--isolation", "none")
-    serial = run_grade(submission, tmp_path / "serial", "-n", "0", *only)
-    parallel = run_grade(submission, tmp_path / "parallel", "-n", "2", *only)
-    assert outcomes_only(serial) == outcomes_only(parallel)
-    assert any(t["outcome"] == "failed" for e in serial["exercises"] for t in e["tests"])
-    # Without shrinking every property passes or loses exactly as before; only what a
-    # failure shows may differ (its counterexample, and even its kind: the shrinker can
-    # walk from a wrong answer to a smaller input that raises, failed -> error).
-    unshrunk = run_grade(submission, tmp_path / "no_shrink", "-n", "2", "--no-shrink", *only)
-    assert unshrunk["environment"]["shrink"] is False and serial["environment"]["shrink"] is True
-    assert verdicts(unshrunk) == verdicts(serial)
-
-
-def test_reference_scores_full_marks_in_the_sandbox(tmp_path_factory):
-    """The same tests against a confined worker: the same verdict for every property."""
-    in_process = reference_results(tmp_path_factory)
-    boxed = sandboxed_reference_results(tmp_path_factory)
-    isolation = boxed["environment"]["isolation"]
-    assert isolation["mode"] == "sandbox" and in_process["environment"]["isolation"]["mode"] == "none"
-    assert verdicts(boxed) == verdicts(in_process)
-    assert boxed["score"] == boxed["max_score"]
