@@ -29,7 +29,7 @@ from grader.core import results as results_module
 from grader.core.results import Results
 from grader.sandbox import confine
 from grader.tests.classroom import make_class
-from grader.tests.grading import REPO, exercise
+from grader.tests.grading import REPO, exercise, grade_process
 from grader.tests.shared import shared
 
 ONLY = ["tensors/one_hot", "tensors/contiguity", "tensors/padding"]
@@ -134,9 +134,7 @@ def test_grade_all_scores_as_grade_does(graded_class, tmp_path):
     outcome for every property, and the same counterexample."""
     student = next(s for s, kind in graded_class["kinds"].items() if kind == "mutant")
     submission = graded_class["root"] / "submissions" / student
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(submission), "--out",
-                           str(tmp_path), "--course", str(REPO), "--isolation", "sandbox", *QUICK],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    proc = grade_process(submission, tmp_path, "--isolation", "sandbox", *QUICK, timeout=300)
     assert proc.returncode == 0, proc.stderr
     alone = json.loads((tmp_path / "results.json").read_text())
     in_class = current(graded_class["out"])[student]
