@@ -41,7 +41,7 @@ def test_the_scan_of_a_crafted_file_is_linear_and_clocked():
               + "\nz = F.one_hot(1)\n")
     assert len(source) > 900_000
     start = time.monotonic()
-    found = scan_source(source, {"F.one_hot": "scatter_"}, seconds=5.0)
+    found = scan_source(source, {"F.one_hot": "scatter_"}, seconds=1.0)
     assert time.monotonic() - start < 20  # was 82-116 s of grader CPU
     assert found[0].name in ("F.one_hot", STOPPED)
     many = "import torch.nn.functional as F\n" + "\n".join(f"x{i} = F.one_hot" for i in range(30000))
