@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.core.files import remove_tree
-from grader.sandbox import confine, launch, zygote
+from grader.sandbox import confine, launch
 
 if TYPE_CHECKING:
     import pytest
@@ -231,7 +231,6 @@ def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
     submissions.unpack(base64.b64decode(job["files"]), folder)
     timer = _TestTime()
     results_path = work / f".{student}.results.json"
-    zygote.start_early(job["isolation"], job.get("sandbox_off") or [], warm=True)  # many submissions
     try:
         results = run_grading(course, folder, results_path, job["args"], plugins=[timer])
     except GraderFailed as exc:

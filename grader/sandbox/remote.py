@@ -221,10 +221,20 @@ class Sandbox:
                 pass  # a zygote that is gone took its scratch space with it
         remove_tree(self.tmp)
 
+    def warm_up(self) -> None:
+        """Warm the zygote up (``grader.sandbox.zygote``), before the worker that is
+        about to build an optimizer is forked. A zygote that is gone is the next
+        request's to report."""
+        try:
+            self.zygote.warm_up()
+        except SandboxError:
+            pass
+
     def report(self) -> dict[str, Any]:
-        """``environment.isolation`` for results.json (and how often the zygote
-        had to be restarted: a sign of trouble worth a look)."""
-        return {**confine.describe(self.plan, self.applied), "zygote_restarts": self.restarts}
+        """``environment.isolation`` for results.json (how often the zygote had to be
+        restarted: a sign of trouble worth a look; whether it was warm at the end)."""
+        return {**confine.describe(self.plan, self.applied), "zygote_restarts": self.restarts,
+                "zygote_warm": self.zygote.warm}
 
 
 class Listener:
@@ -428,6 +438,8 @@ class SandboxedImplementation(Implementation):
         header = {**header, **{k: encoder.value(v) for k, v in values.items()},
                   "objects": encoder.objects}
         listener = _Listeners(_Recorders(encoder.table), ranks)
+        if encoder.optimizers:
+            self.sandbox.warm_up()
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
                                               header, encoder.buffers, listener, rank,
                                               ranks.fake if ranks is not None else None)

@@ -151,6 +151,7 @@ class Encoder:
         self.objects: list[dict[str, Any] | None] = [None] * len(known)
         self.buffers: list[memoryview] = []
         self.payload_bytes = 0
+        self.optimizers = 0  # encoded: the other side builds each (the first import is dear)
         self._index: dict[int, int] = {id(obj): i for i, obj in enumerate(known)}
         self._unchanged = list(unchanged) + [False] * (len(known) - len(unchanged))
         self.table: list[Any] = list(known)  # in table order; holding them keeps ids unique
@@ -260,6 +261,7 @@ class Encoder:
         }
 
     def _optimizer(self, opt: torch.optim.Optimizer) -> dict[str, Any]:
+        self.optimizers += 1
         groups = []
         for group in opt.param_groups:
             groups.append({"params": [self.ref(p) for p in group["params"]],

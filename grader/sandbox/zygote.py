@@ -12,9 +12,11 @@ submissions with one. What runs inside is ``grader.sandbox.worker``'s ``zygote``
 
 A *warm* zygote also imports the parts of torch that torch loads lazily and that
 cost a worker most (``grader.sandbox.worker.WARM_IMPORTS``: ``torch._dynamo``,
-1.2 s, which the first optimizer a worker builds imports). Worth it for a zygote
-that serves many drills (a whole course, a class: ``warm_for``); a grading of a
-few drills leaves them to the one worker that needs them, if any.
+1.2 s, which building the first optimizer imports). A grading of many drills
+(``warm_for``) starts its zygote warm, while the grader imports torch itself; any
+other zygote warms up the first time an optimizer is about to cross the wire
+(``SandboxedImplementation``), before the worker that gets it is forked, so it
+pays once, and nothing in a grading (or a class) with no optimizer in it.
 """
 
 from __future__ import annotations
@@ -103,6 +105,13 @@ class Zygote:
             self._broken = False
         return json.loads(reply)
 
+    def warm_up(self) -> None:
+        """Import ``WARM_IMPORTS`` in the zygote now, if it has not (its later workers
+        inherit them)."""
+        if not self.warm:
+            self.exchange({"op": "warm"})
+            self.warm = True
+
     def log(self) -> str:
         try:
             return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:].strip()
@@ -155,9 +164,8 @@ def zygote_for(plan: confine.Plan, warm: bool = False) -> Zygote:
             zygote.restart()
         else:
             zygote = _zygotes[key] = Zygote(plan, warm)
-    if warm and not zygote.warm:
-        zygote.exchange({"op": "warm"})
-        zygote.warm = True
+    if warm:
+        zygote.warm_up()
     return zygote
 
 

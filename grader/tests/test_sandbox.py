@@ -17,7 +17,7 @@ import pytest
 
 from grader.core.results import Results
 from grader.sandbox import confine
-from grader.tests.grading import REPO, exercise, run_grade
+from grader.tests.grading import REPO, exercise, grade_properties, run_grade
 
 # Reports, from inside the worker, what it can see and do; loses one_hot's points.
 PROBE = '''
@@ -149,6 +149,7 @@ def test_every_layer(submission, tmp_path):
         assert facts["uid"] == pool_uid, facts
     assert facts["cpus"] == 1, "the worker did not move to its grader's CPU"
     assert facts["dynamo"] is False, "a grading of four drills started a warm zygote"
+    assert isolation["zygote_warm"] is False, "no optimizer crossed, yet the zygote warmed up"
 
 
 def test_a_worker_follows_its_graders_cpu_and_shrugs_off_what_it_cannot():
@@ -183,6 +184,17 @@ def test_each_layer_forced_off(submission, tmp_path, layer):
         assert facts["reference"] != "readable", facts
     if others.get("uid") == "on":
         assert facts["uid"] == confine.NOBODY, facts  # no pool uid given: 65534
+
+
+def test_the_first_optimizer_to_cross_warms_the_zygote(tmp_path):
+    """One drill: the zygote starts cold. The GAN's first call hands its worker two
+    optimizers, so the zygote imports torch._dynamo before forking that worker
+    (``grader.sandbox.zygote``); a grading where none crosses stays cold
+    (``test_every_layer``)."""
+    results = grade_properties(REPO / "reference", tmp_path, {"training/gan": ["test_returns_python_floats"]},
+                               "--isolation", "sandbox", "--no-shrink")
+    assert [t["outcome"] for t in exercise(results, "training/gan")["tests"]] == ["passed"]
+    assert results["environment"]["isolation"]["zygote_warm"] is True
 
 
 def test_a_bare_process(submission, tmp_path):
