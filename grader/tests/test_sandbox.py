@@ -260,8 +260,10 @@ def test_a_zygote_that_cannot_start_stops_the_grading_not_scores_zero(second_che
     With xdist the controller stops the run, without pytest's INTERNALERROR."""
     broken = tmp_path / "course"
     shutil.copytree(second_checkout, broken)
-    with open(broken / "grader" / "sandbox" / "worker.py", "a") as worker:
-        worker.write("\n\ndef main() -> None:\n    raise SystemExit('this zygote will not start')\n")
+    worker = broken / "grader" / "sandbox" / "worker.py"
+    head, sep, rest = worker.read_text().partition("from __future__ import annotations\n")
+    # before its imports: each try to start it ends at once, not after torch's import
+    worker.write_text(head + sep + "raise SystemExit('this zygote will not start')\n" + rest)
     start = time.perf_counter()
     done = grade_in(broken, tmp_path / "out", "-n", workers)
     seconds = time.perf_counter() - start
