@@ -28,6 +28,7 @@ instructor (``grader.grading.scan``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -105,9 +106,27 @@ def kernels_of(name: str) -> tuple[str, ...]:
 
 def _operators(bases: tuple[str, ...]) -> list[str]:
     """Every overload of the aten operators ``bases`` this torch has."""
-    wanted = set(bases)
-    return sorted(op for op in torch._C._dispatch_get_all_op_names()
-                  if op.startswith("aten::") and op[6:].partition(".")[0] in wanted)
+    index = _overloads()
+    return sorted(op for base in set(bases) for op in index.get(base, ()))
+
+
+@functools.cache
+def _overloads() -> dict[str, tuple[str, ...]]:
+    """aten operator base name -> its overloads (``aten::one_hot`` -> ``("aten::one_hot",)``).
+
+    Reading torch's list of operators took ~2 ms, and the pooling drill forbids 55
+    names: 0.2 s of each of its workers' start. ``preload`` builds it in the zygote,
+    once; the workers it forks inherit it."""
+    index: dict[str, list[str]] = {}
+    for op in torch._C._dispatch_get_all_op_names():
+        if op.startswith("aten::"):
+            index.setdefault(op[6:].partition(".")[0], []).append(op)
+    return {base: tuple(ops) for base, ops in index.items()}
+
+
+def preload() -> None:
+    """What every worker's ``install`` needs, made once in the zygote before it forks."""
+    _overloads()
 
 
 def install(hints: Mapping[str, str], report: Report) -> list[str]:

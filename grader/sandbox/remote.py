@@ -30,7 +30,6 @@ import os
 import socket
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -256,11 +255,9 @@ class _Worker:
         self.zygote, self.sock, self.pid, self.tmp = zygote, sock, pid, tmp
         self.generation = zygote.generation
         self._alive = True
-        self._sending = threading.Lock()
 
     def send(self, header: dict[str, Any], buffers: Sequence[memoryview] = ()) -> None:
-        with self._sending:
-            wire.send(self.sock, header, buffers)
+        wire.send(self.sock, header, buffers)
 
     @property
     def alive(self) -> bool:
@@ -601,13 +598,21 @@ class _Recorders(Listener):
 class _RankServer(Listener):
     """The grader's side of one rank's worker in a rank run: each ``all_reduce`` (or
     ``send`` and ``recv``) arrives as a message and is served by the harness's own fake,
-    in a thread of its own (it blocks until the other ranks arrive), so every call is
-    made, and counted, here, for the rank whose worker sent it: a message that speaks
-    for another rank breaks the contract. The worker only ever sees the answers."""
+    so every call is made, and counted, here, for the rank whose worker sent it: a
+    message that speaks for another rank breaks the contract. The worker only ever
+    sees the answers.
+
+    A message is served in the thread that waits for its rank's worker, which has
+    nothing else to do meanwhile: the worker waits for the answer. The fake blocks
+    until the other ranks arrive, and each rank has a thread of its own here, so
+    they meet. A rank that never arrives hangs or returns; either way its own request
+    ends (past the call limit, or done), the fake learns it (``close``), and the ranks
+    waiting on it get an error at once. A thread per message cost the three rank
+    drills 0.5 s of their 5.7 s, sandboxed (one run each way).
+    """
 
     def __init__(self, fake: Any, rank: int, collective: str | None = None):
         self.fake, self.rank, self.collective = fake, rank, collective
-        self.threads: list[threading.Thread] = []
 
     def hears(self, message: dict[str, Any]) -> bool:
         return "rank_done" in message or "collective" in message or "p2p" in message
@@ -619,10 +624,7 @@ class _RankServer(Listener):
             return
         self._own(message.get("rank"))
         value = wire.Decoder(message.get("objects", []), payload).value(message.get("value"))
-        thread = threading.Thread(target=self._serve, args=(message, self.rank, value, worker),
-                                  name=f"rank-{self.rank}-served", daemon=True)
-        self.threads.append(thread)
-        thread.start()
+        self._serve(message, self.rank, value, worker)
 
     def _own(self, rank: Any) -> None:
         if rank != self.rank or type(rank) is not int:
@@ -637,7 +639,7 @@ class _RankServer(Listener):
         try:
             worker.send({**answer, "objects": encoder.objects}, encoder.buffers)
         except (OSError, wire.WireError):
-            pass  # the request ended (a timeout, a dead worker): nobody is waiting
+            pass  # the worker is gone: waiting for its answer says so
 
     def _call(self, message: dict[str, Any], rank: int, value: Any) -> Any:
         if "collective" in message:
@@ -661,8 +663,6 @@ class _RankServer(Listener):
 
     def close(self) -> None:
         self.fake.finish(self.rank)  # this rank's request is over: ranks waiting on it learn it
-        for thread in self.threads:
-            thread.join(timeout=5)
 
 
 class _Named:

@@ -61,6 +61,7 @@ def zygote(control: socket.socket, warm: bool) -> None:
     if warm:
         _warm_up()
     confine.preload()
+    armor.preload()
     gc.freeze()  # what the zygote made stays shared with its workers, never copied
     children: set[int] = set()
     while True:

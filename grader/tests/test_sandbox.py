@@ -363,3 +363,36 @@ def test_a_rank_run_that_hangs_counts_as_one_timeout(tmp_path):
             impl.run_ranks("sync_batch_stats", [(torch.ones(2, 3),)] * 3)
     finally:
         sandbox.close()
+
+
+def test_a_rank_that_hangs_frees_the_ranks_waiting_for_it_in_a_collective(tmp_path):
+    """A rank's collective is served in the thread that waits for its worker, where it
+    blocks until the other ranks arrive. One rank hangs: its request times out, and the
+    ranks already waiting in all_reduce learn it at once (not after the collective's
+    own 60 s rendezvous): one timeout for the run, within a few call limits."""
+    import torch
+
+    from grader.contract.forbid import Forbidden
+    from grader.core.outcomes import TimedOut
+    from grader.sandbox.remote import Sandbox, SandboxedImplementation
+
+    (tmp_path / "one" / "distributed").mkdir(parents=True)
+    (tmp_path / "one" / "distributed" / "sync_bn.py").write_text(
+        "def sync_batch_stats(x, all_reduce=None):\n"
+        "    while x.sum() > 0:\n"
+        "        pass\n"
+        "    all_reduce(x)\n"
+        "    return x\n")
+    sandbox = Sandbox(tmp_path / "one", "sandbox", call_timeout=1.0)
+    impl = SandboxedImplementation(tmp_path / "one", "distributed/sync_bn", Forbidden({}), sandbox)
+    try:
+        start = time.perf_counter()
+        with pytest.raises(TimedOut, match="ran past"):
+            impl.run_ranks("sync_batch_stats", [(torch.zeros(2),), (torch.ones(2),), (torch.zeros(2),)])
+        assert time.perf_counter() - start < 10
+        assert sandbox.timeouts[("distributed/sync_bn", "sync_batch_stats")] == 1
+        run = impl.run_ranks("sync_batch_stats", [(torch.zeros(2),)] * 3)  # fresh workers serve the next run
+        assert [r.tolist() for r in run.results] == [[0.0, 0.0]] * 3 and run.calls == [1, 1, 1]
+    finally:
+        sandbox.close()
+
