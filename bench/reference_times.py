@@ -5,10 +5,13 @@ reference's time plus 30 s). Run it after changing a drill's tests (a drill whos
 test file changed since gets the default budget until then), inside the tox
 environment: ``.tox/py3/bin/python bench/reference_times.py``. Prints each drill's
 time; the sums of the test durations, graded in-process, one process.
+``--only DRILL ...`` grades those drills and keeps the others' recorded times.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -22,12 +25,19 @@ from grader.grading.run import grade  # noqa: E402
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", metavar="DRILL",
+                        help="grade only these drills (e.g. training/knn); keep the others' times")
+    only = parser.parse_args().only
     with tempfile.TemporaryDirectory() as out:
-        results = grade(REPO, REPO / "reference", Path(out), show_progress=False,
+        results = grade(REPO, REPO / "reference", Path(out), only=only, show_progress=False,
                         extra_args=["--isolation", "none"])
     seconds = {ex["id"]: sum(t["duration_s"] for t in ex["tests"]) for ex in results["exercises"]}
     for drill, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         print(f"{s:7.2f} s  {drill}")
+    if only:
+        recorded = json.loads((REPO / "tests" / budgets.FILE).read_text(encoding="utf-8"))["drills"]
+        seconds = {**{d: r["seconds"] for d, r in recorded.items()}, **seconds}
     path = budgets.record(REPO / "tests", exercise_tests(REPO), seconds)
     print(f"total {sum(seconds.values()):.1f} s; written to {path.relative_to(REPO)}")
 

@@ -60,6 +60,6 @@ def knn_predict(train_x: torch.Tensor, train_y: torch.Tensor, queries: torch.Ten
           is nearer than (2, 2) by L1 but farther by Euclid.
         - Subtract before squaring. The expansion ``|q|^2 - 2 q.x + |x|^2`` (one
           matmul) cancels catastrophically for points far from the origin
-          (coordinates near 1e7 lose every digit of their distances, even in float64).
+          (coordinates near 1e9 lose every digit of their distances, even in float64).
     """
     raise NotImplementedError

@@ -6,10 +6,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from grader.contract.expect import expect_raises
 from tests.properties import anchored
@@ -210,22 +212,44 @@ def test_distance_is_euclidean(impl, trap):
         + ", one by ".join(fooled for *_, fooled in METRIC_TRAPS))
 
 
+@st.composite
+def far_from_origin_cases(draw) -> tuple[KnnCase, KnnCase]:
+    """k = 1, 4-10 training points with labels all different and 2-5 queries, all within
+    [-1, 1] of a point far from the origin (every coordinate 1e9 or 1e10 from 0, float64).
+
+    Subtracting first, the differences q - x are exact, so every query has one right
+    label. The expansion |q|^2 - 2 q.x + |x|^2 rounds terms near 1e18 to multiples of
+    hundreds, far more than any distance here: its ranking is noise, whatever the CPU's
+    matmul does with it, and with no two labels alike a noisy ranking misses most queries.
+    Returns the case and the same points moved back exactly (far - shift), for the oracle.
+    (Cases drawn as for the other properties, with repeated labels and k up to N, let the
+    expansion pass on one CPU and fail on another.)
+    """
+    dim = draw(st.integers(1, 3), label="D")
+    offset = draw(st.sampled_from([1e9, 1e10]), label="offset")
+    shift = torch.tensor(draw(st.lists(st.sampled_from([offset, -offset]), min_size=dim, max_size=dim),
+                              label="signs of the shift"), dtype=torch.float64)
+    n = draw(st.integers(4, 10), label="N")
+    m = draw(st.integers(2, 5), label="M")
+    coordinates = hnp.arrays(np.float64, (n + m, dim), elements=st.floats(-1, 1), unique=True)
+    far = torch.from_numpy(draw(coordinates, label="points")) + shift
+    near = far - shift  # exact: both sides of each subtraction are within a factor 2
+    labels = torch.tensor(draw(st.permutations(range(n)), label="labels"), dtype=torch.int64)
+    return KnnCase(far[:n], labels, far[n:], 1), KnnCase(near[:n], labels, near[n:], 1)
+
+
 @pytest.mark.weight(2)
 @settings(max_examples=20)
-@given(knn_cases(dtypes=(torch.float64,)), st.sampled_from([1e7, 1e8]), st.data())
-def test_points_far_from_the_origin(impl, case, offset, data):
-    """Every coordinate shifted by 1e7 or 1e8 (float64): the differences q - x stay exact, but
-    |q|^2 - 2 q.x + |x|^2 subtracts numbers near 1e16 and loses the distances."""
-    shift = data.draw(float_tensors((case.train_x.shape[1],), low=-1, high=1), label="direction")
-    shift = torch.where(shift >= 0, offset, -offset)
-    far = KnnCase(case.train_x + shift, case.train_y, case.queries + shift, case.k)
-    # The oracle sees the same points, moved back exactly (x + s - s is exact here).
-    near = KnnCase(far.train_x - shift, case.train_y, far.queries - shift, case.k)
+@given(far_from_origin_cases())
+def test_points_far_from_the_origin(impl, cases):
+    """Coordinates near 1e9 or 1e10 (float64): the differences q - x stay exact, but
+    |q|^2 - 2 q.x + |x|^2 subtracts numbers near 1e18 and loses the distances."""
+    far, near = cases
     got = as_labels(far.call(impl.knn_predict), far)
     for q, label in enumerate(got):
         choices, by_distance = acceptable_labels(near, q)
         assert label in choices, (
-            f"query {q} (k={case.k}, every coordinate shifted by about {offset:g}): predicted "
+            f"query {q} (k=1, coordinates near {far.queries[q].abs().max().item():.0e}): predicted "
             f"label {label}, expected {' or '.join(map(str, sorted(choices)))}. Training labels "
             f"from nearest to farthest: {by_distance}. Subtract first, then square: "
             "((q - x) ** 2).sum(-1); the expansion |q|^2 - 2 q.x + |x|^2 cancels catastrophically")
