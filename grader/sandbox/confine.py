@@ -393,12 +393,17 @@ def _seccomp_filter(role: str) -> Any:
     # Sockets: a worker makes none (its channel to the grader is already open), so the
     # workers of one zygote, which share its network namespace, cannot meet on an
     # abstract AF_UNIX address: the ranks of a rank run talk only through the grader.
+    # Except on a machine with a GPU: CUDA's start makes and binds an AF_UNIX socket
+    # (seen on an H100 runner: with socket or bind refused, torch finds no device), so
+    # there the ranks of one student's rank run could meet (README: CUDA runners).
     # A gloo rank gets AF_UNIX, AF_INET/AF_INET6 (in bwrap's net namespace they reach
     # only lo) and route netlink, which gloo's getifaddrs() needs to find lo (read-only
     # without CAP_NET_ADMIN). One argument may appear once per rule, so the families in
     # between are listed.
-    if role == "worker":
+    if role == "worker" and not gpu_devices():
         f.add_rule(eperm, "socket")
+    elif role == "worker":  # CUDA's start makes an AF_UNIX socket (seen on an H100 runner)
+        f.add_rule(eperm, "socket", sc.Arg(0, sc.NE, _AF_UNIX))
     else:
         allowed = (_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK)
         for family in range(_AF_NETLINK):
@@ -424,7 +429,10 @@ def _landlock_base() -> tuple[tuple[str, int], ...]:
     rules += [("/dev/urandom", FSAccess.READ_FILE), ("/dev/zero", FSAccess.READ_FILE),
               ("/dev/null", _file_rights(FSAccess.READ_FILE | FSAccess.WRITE_FILE
                                          | getattr(FSAccess, "TRUNCATE", 0)))]
-    rules += [(str(dev), _file_rights(FSAccess.READ_FILE | FSAccess.WRITE_FILE)) for dev in gpu_devices()]
+    # The driver is driven by ioctl: since Landlock ABI 5 a device file's ioctls are
+    # refused unless allowed (CUDA then fails with "OS call failed", error 304).
+    gpu = FSAccess.READ_FILE | FSAccess.WRITE_FILE | getattr(FSAccess, "IOCTL_DEV", 0)
+    rules += [(str(dev), _file_rights(gpu)) for dev in gpu_devices()]
     return tuple(dict.fromkeys((p, int(a)) for p, a in rules if os.path.exists(p)))
 
 
@@ -551,6 +559,10 @@ def _apply_landlock(readable: list[str], writable: list[str]) -> None:
         ruleset.allow(path, rules=FSAccess.READ_FILE | (
             FSAccess.READ_DIR if os.path.isdir(path) else 0))
     write = int(FSAccess.all()) & ~int(FSAccess.EXECUTE)  # never run what was written
+    if gpu_devices():  # CUDA's start writes (O_TRUNC) in the process's own /proc/<pid>
+        own = (FSAccess.READ_FILE | FSAccess.READ_DIR | FSAccess.WRITE_FILE
+               | getattr(FSAccess, "TRUNCATE", 0)) & FSAccess.all()  # what this kernel knows
+        ruleset.allow(f"/proc/{os.getpid()}", rules=FSAccess(own))
     for path in writable:
         ruleset.allow(path, rules=FSAccess(write if os.path.isdir(path) else _file_rights(write)))
     ruleset.apply()

@@ -88,6 +88,7 @@ class Sandbox:
         self._serials = itertools.count(1)  # next() is atomic: rank runs fork from threads
         self._restarts_before = self.zygote.restarts
         self.broken: str | None = None  # why this sandbox stopped working (``new_worker``)
+        self.gpu_checked = False  # ``check_gpu`` found that the workers can use the GPU
 
     @property
     def restarts(self) -> int:
@@ -95,15 +96,16 @@ class Sandbox:
         return self.zygote.restarts - self._restarts_before
 
     def fork(self, exercise: str, forbid: dict[str, str], role: str = "worker",
-             shared: Path | None = None) -> _Worker:
+             shared: Path | None = None, gpu: bool = False) -> _Worker:
         """A new worker for ``exercise``, confined, with its own private tmp (and
-        ``shared``, a folder gloo ranks meet in, also writable)."""
+        ``shared``, a folder gloo ranks meet in, also writable). ``gpu``: the worker
+        tries the GPU before it says hello, and says how that went (``check_gpu``)."""
         tmp = self.private(f"w{next(self._serials)}")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         request = {"op": "fork", "plan": self.plan.to_json(), "copy": str(self.copy),
                    "submission": str(self.submission), "exercise": exercise, "forbid": forbid,
                    "tmp": str(tmp), "role": role, "shared": str(shared) if shared else None,
-                   "make": self.plan.on("bwrap")}
+                   "make": self.plan.on("bwrap"), "gpu": gpu}
         try:
             pid = int(self.zygote.exchange(request, [theirs.fileno()])["pid"])
         except BaseException:
@@ -121,6 +123,7 @@ class Sandbox:
                                f"{self.zygote.log()}") from None
         if self.applied is None:
             self.applied = {k: str(v) for k, v in dict(hello.get("applied") or {}).items()}
+        worker.gpu = str(hello.get("gpu", ""))[:2000]
         return worker
 
     def private(self, name: str) -> Path:
@@ -137,7 +140,7 @@ class Sandbox:
         return path
 
     def new_worker(self, exercise: str, forbid: dict[str, str], role: str = "worker",
-                   shared: Path | None = None) -> _Worker:
+                   shared: Path | None = None, gpu: bool = False) -> _Worker:
         """``fork``, with one retry from a new zygote (a degraded sandbox may let a
         student kill the zygote). A new zygote that cannot fork either is the grader's
         failure, never the student's: ``SandboxBroken`` stops the grading, now and at
@@ -145,14 +148,31 @@ class Sandbox:
         if self.broken is not None:
             raise SandboxBroken(self.broken)
         try:
-            return self.fork(exercise, forbid, role, shared)
+            return self.fork(exercise, forbid, role, shared, gpu)
         except SandboxError:
             self.zygote.restart()
         try:
-            return self.fork(exercise, forbid, role, shared)
+            return self.fork(exercise, forbid, role, shared, gpu)
         except SandboxError as exc:
             self.broken = f"the sandbox stopped working: {exc}"
             raise SandboxBroken(self.broken) from None
+
+    def check_gpu(self, exercise: str, forbid: dict[str, str]) -> None:
+        """Before the first request that carries a CUDA tensor: can this sandbox's workers
+        use the GPU? Asked once, of a new worker of ``exercise`` that tries the GPU before
+        it says hello, so before any submission code runs: its word can be believed. A
+        sandbox that cannot reach the GPU is the grader's failure (``SandboxBroken``),
+        never a zero on every cuda test (bubblewrap without the device files, Landlock
+        refusing the driver's ioctls)."""
+        if self.gpu_checked:
+            return
+        probe = self.new_worker(exercise, forbid, gpu=True)
+        probe.kill()
+        if probe.gpu:
+            self.broken = (f"the sandbox's workers cannot use the GPU this grader uses: {probe.gpu} "
+                           f"(layers: {', '.join(f'{k} {v}' for k, v in (self.applied or {}).items())})")
+            raise SandboxBroken(self.broken)
+        self.gpu_checked = True
 
     def worker(self, exercise: str, forbid: dict[str, str], rank: int | None = None) -> _Worker:
         """``exercise``'s live worker (or the one of its rank runs' ``rank``), started if
@@ -255,6 +275,7 @@ class _Worker:
         self.zygote, self.sock, self.pid, self.tmp = zygote, sock, pid, tmp
         self.generation = zygote.generation
         self._alive = True
+        self.gpu = ""  # a worker forked to try the GPU: why it could not use it ("" if it could)
 
     def send(self, header: dict[str, Any], buffers: Sequence[memoryview] = ()) -> None:
         wire.send(self.sock, header, buffers)
@@ -437,6 +458,8 @@ class SandboxedImplementation(Implementation):
         listener = _Listeners(_Recorders(encoder.table), ranks)
         if encoder.optimizers:
             self.sandbox.warm_up()
+        if encoder.gpu:
+            self.sandbox.check_gpu(self.exercise_id, self.forbidden.hints)
         reply, payload = self.sandbox.request(self.exercise_id, self.forbidden.hints, function,
                                               header, encoder.buffers, listener, rank,
                                               ranks.fake if ranks is not None else None)

@@ -152,6 +152,7 @@ class Encoder:
         self.buffers: list[memoryview] = []
         self.payload_bytes = 0
         self.optimizers = 0  # encoded: the other side builds each (the first import is dear)
+        self.gpu = False  # a CUDA tensor was encoded: the other side must reach the GPU
         self._index: dict[int, int] = {id(obj): i for i, obj in enumerate(known)}
         self._unchanged = list(unchanged) + [False] * (len(known) - len(unchanged))
         self.table: list[Any] = list(known)  # in table order; holding them keeps ids unique
@@ -216,6 +217,7 @@ class Encoder:
         if data.is_conj() or data.is_neg():
             data = data.resolve_conj().resolve_neg()
         if data.device.type != "cpu":
+            self.gpu = True
             data = data.cpu()
         shape, stride = list(data.shape), list(data.stride())
         span = _span(shape, stride)
@@ -469,7 +471,9 @@ class Decoder:
                 raise WireError("a tensor's bytes are not in the payload")
             flat = torch.frombuffer(self._payload, dtype=dtype, count=span, offset=start)
             t = torch.empty(0, dtype=dtype).set_(flat.untyped_storage(), 0, shape, stride)
-        if e.get("device") == "cuda" and torch.cuda.is_available():
+        if e.get("device") == "cuda":
+            if not torch.cuda.is_available():  # never quietly on the CPU: a test asked for the GPU
+                raise WireError("a CUDA tensor, where this process has no CUDA device")
             t = t.cuda()
         if e.get("param"):
             t = torch.nn.Parameter(t, requires_grad=bool(e.get("rg")))

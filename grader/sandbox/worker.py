@@ -30,6 +30,7 @@ import socket
 import sys
 import threading
 import traceback
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -515,9 +516,27 @@ def serve(sock: socket.socket, request: dict[str, Any]) -> None:
     os.chdir(request["tmp"])
     torch.set_num_threads(1)
     worker = Worker(sock, request)
+    hello: dict[str, Any] = {"hello": True, "applied": applied}
+    if request.get("gpu"):  # before the armor asks CUDA too: a failed start warns only once
+        hello["gpu"] = _gpu_problem()
     armor.install(dict(request.get("forbid") or {}), worker.refused)  # before any submission code
-    wire.send(sock, {"hello": True, "applied": applied})
+    wire.send(sock, hello)
     worker.serve()
+
+
+def _gpu_problem() -> str:
+    """Why this confined worker cannot compute on the GPU ("" when it can): what CUDA
+    said, warnings included (a failed driver call shows only as a warning)."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            if torch.cuda.is_available():
+                torch.ones(1, device="cuda").add_(1).item()
+                return ""
+            problem = "torch.cuda.is_available() is False"
+        except Exception as exc:  # noqa: BLE001 - whatever CUDA raises is the answer
+            problem = f"{type(exc).__name__}: {exc}"
+    return "; ".join([problem, *(str(w.message) for w in said)])
 
 
 def main() -> None:

@@ -242,6 +242,58 @@ def test_uid_drop_leaves_no_capabilities(plain: dict) -> None:
     assert res["write_submission"] == "EACCES"  # the copy stays the grader's (landlock cannot: it is under tmp)
 
 
+GPU_WORKER = """
+import errno, fcntl, json, os, socket, sys, termios
+from pathlib import Path
+from grader.sandbox import confine
+confine.gpu_devices = lambda: [Path("/dev/zero")]  # the stand-in GPU
+confine.preload()  # as the zygote does: the filters are built before any worker is confined
+applied = confine.confine_worker(confine.Plan.from_json(json.loads(sys.argv[1])), [], [], "worker")
+
+def attempt(fn):
+    try:
+        fn()
+        return "ok"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+
+def ioctl(path):
+    fd = os.open(path, os.O_RDONLY)
+    return attempt(lambda: fcntl.ioctl(fd, termios.TCGETS, bytes(64)))
+
+print(json.dumps({"applied": applied, "gpu": ioctl("/dev/zero"), "other": ioctl("/dev/null"),
+                  "own_proc": attempt(lambda: open("/proc/self/comm", "w").write("w")),
+                  "parent_proc": attempt(lambda: open(f"/proc/{os.getppid()}/comm", "w").write("w")),
+                  "unix_socket": attempt(lambda: socket.socket(socket.AF_UNIX).bind("")),
+                  "inet_socket": attempt(lambda: socket.socket(socket.AF_INET))}))
+"""
+
+
+@pytest.mark.skipif(confine._probe_landlock() is not None or confine._probe_seccomp() is not None,
+                    reason="no Landlock or seccomp here")
+def test_a_worker_on_a_gpu_machine_can_start_cuda() -> None:
+    """On an H100 runner every sandboxed worker's CUDA failed to start, and the reference
+    scored 0 of 200 on the cuda tests. Found there, layer by layer: since Landlock's ABI 5
+    a device file's ioctls are refused unless allowed (the driver is driven by ioctl);
+    CUDA's start opens files of its own /proc/<pid> for writing, truncating; and it binds
+    an AF_UNIX socket, which the worker's seccomp filter refused. Where the machine has
+    GPU device files, a worker gets those three and nothing more. /dev/zero stands in for
+    the GPU here: its ioctl reaches the driver (ENOTTY: /dev/zero has none), another
+    device file's stays refused where Landlock governs ioctls."""
+    from landlock import landlock_abi_version
+
+    run = subprocess.run([sys.executable, "-I", "-c", GPU_WORKER, json.dumps(layers("landlock", "seccomp"))],
+                         capture_output=True, text=True, env=confine.scrubbed_env(), timeout=60)
+    assert run.returncode == 0, run.stderr[-3000:]
+    got = json.loads(run.stdout)
+    assert got["applied"]["landlock"] == got["applied"]["seccomp"] == "on", got
+    assert got["gpu"] == "ENOTTY", got
+    assert got["other"] == ("EACCES" if landlock_abi_version() >= 5 else "ENOTTY"), got
+    assert got["own_proc"] == got["unix_socket"] == "ok", got
+    assert got["parent_proc"] == "EACCES", got
+    assert got["inet_socket"] == "EPERM", got
+
+
 # --------------------------------------------------- everything at once, inside bwrap
 
 BWRAP = """

@@ -396,3 +396,28 @@ def test_a_rank_that_hangs_frees_the_ranks_waiting_for_it_in_a_collective(tmp_pa
     finally:
         sandbox.close()
 
+
+def test_a_sandbox_whose_workers_cannot_reach_the_gpu_stops_the_grading(tmp_path):
+    """The first request that carries a CUDA tensor has a new worker try the GPU before it
+    runs any submission code (so its answer can be believed). On an H100 runner Landlock
+    refused the driver's ioctls and every sandboxed cuda test failed, the reference's too:
+    a broken sandbox must stop the grading with the cause, never score each test zero.
+    This machine has no GPU, so the probe's own answer is the failure to see."""
+    import torch
+
+    from grader.sandbox.remote import Sandbox
+    from grader.sandbox.zygote import SandboxBroken
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: the probe would find it")
+    (tmp_path / "one" / "tensors").mkdir(parents=True)
+    (tmp_path / "one" / "tensors" / "one_hot.py").write_text("raise SystemExit('never imported')\n")
+    sandbox = Sandbox(tmp_path / "one", "sandbox", call_timeout=5.0)
+    try:
+        with pytest.raises(SandboxBroken, match=r"cannot use the GPU .*is_available\(\) is False"):
+            sandbox.check_gpu("tensors/one_hot", {})
+        assert not sandbox.gpu_checked and sandbox.workers == {}  # the probe is gone
+        with pytest.raises(SandboxBroken, match="cannot use the GPU"):  # and every later request
+            sandbox.worker("tensors/one_hot", {})
+    finally:
+        sandbox.close()

@@ -158,6 +158,14 @@ def test_malformed_answers_are_refused(entry, payload, message):
         _decode([entry], payload)
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA device")
+def test_a_cuda_tensor_where_there_is_no_cuda_is_refused_not_moved_to_the_cpu():
+    """It used to land on the CPU quietly: a sandboxed worker that could not reach the GPU
+    answered the cuda tests on the CPU, and each test blamed the student for it."""
+    with pytest.raises(wire.WireError, match="no CUDA device"):
+        _decode([tensor_entry(device="cuda")], bytes(8))
+
+
 def test_unknown_tags_and_oversize_messages_are_refused():
     with pytest.raises(wire.WireError, match="unknown tag"):
         _decode([], node={"pickle": "x"})
