@@ -18,10 +18,10 @@ import pytest
 from grader.core import budgets, course, hints
 from grader.core import results as results_module
 from grader.core.course import course_root
-from grader.core.outcomes import PASSED
+from grader.core.outcomes import ERROR, PASSED
 from grader.core.results import Results
 from grader.grading import scan
-from grader.grading.run import SANDBOX_FAILED
+from grader.grading.run import GRADING_INCOMPLETE, SANDBOX_FAILED
 from grader.reports.table import render
 
 META = "torchdrill.meta"
@@ -45,13 +45,26 @@ class ResultsCollector:
         self.results: Results | None = None
         self.tests_dir: Path | None = None
         self.isolation: dict[str, Any] | None = None
+        # Tests whose verdict came: their call's report, or a setup that did not pass. A
+        # record starts as passed at setup; one whose process died before the call's
+        # report (os._exit under xdist) must not stay passed.
+        self.finished: set[str] = set()
+        self.crashed: list[str] = []  # tests whose xdist worker died while running them
+        self.collected: set[str] = set()  # what the xdist workers collected (none without xdist)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
         if SANDBOX_BROKEN in props:  # no score at all, rather than a zero for every test
             pytest.exit(str(props[SANDBOX_BROKEN]), returncode=SANDBOX_FAILED)
         if META not in props or OUTCOME not in props:
+            record = self.tests.get(report.nodeid)
+            if record is not None and report.failed:  # xdist's word that the test's process died
+                self._died(record, report.longreprtext)
+                self.finished.add(report.nodeid)
+                self.crashed.append(report.nodeid)
             return
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.finished.add(report.nodeid)
         # both are the JSON text GradingSession put there
         meta, info = json.loads(cast(str, props[META])), json.loads(cast(str, props[OUTCOME]))
         if info.get("isolation") and self.isolation is None:
@@ -79,9 +92,43 @@ class ResultsCollector:
             record.message = info.get("message", "")
             record.counterexample = info.get("counterexample")
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.collected.update(ids)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        """After the last test: a worker that died takes the rest of its file with it
+        (xdist runs no more of it), and a drill scored on the properties that ran before
+        the crash would count the others as never asked. No results then, and why."""
+        done = yield
+        started = {nodeid.split("::")[0] for nodeid in self.tests}
+        never = sorted(i for i in self.collected - self.tests.keys() if i.split("::")[0] in started)
+        if never:
+            pytest.exit(f"{len(never)} test(s) never ran ({', '.join(never[:3])}{', ...' if len(never) > 3 else ''}): "
+                        f"the process running {', '.join(dict.fromkeys(self.crashed)) or 'their file'} ended during "
+                        "it (os._exit, a crash, a signal), and pytest-xdist ran no more of its file",
+                        returncode=GRADING_INCOMPLETE)
+        return done
+
+    @staticmethod
+    def _died(record: results_module.TestRecord, why: str) -> None:
+        if record.outcome == PASSED:
+            record.outcome = ERROR
+            record.message = ("the process running this test ended during it (os._exit, a crash, a "
+                              f"signal), so it has no verdict: {why.strip().splitlines()[-1][:300]}")
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        path = self.config.getoption("results")
+        if exitstatus in (pytest.ExitCode.INTERRUPTED, SANDBOX_FAILED, GRADING_INCOMPLETE):
+            if path:  # a stopped session's partial results are no grade, nor is an older file
+                Path(path).unlink(missing_ok=True)
+            return
         if not self.tests:
             return
+        for nodeid, record in self.tests.items():
+            if nodeid not in self.finished:
+                self._died(record, "its report never came")
         option = self.config.getoption("submission")
         submission = str(Path(option).resolve()) if option else "exercises (default)"
         environment = {"torch": _torch_version(), "cuda_available": _cuda_available(),
@@ -98,7 +145,6 @@ class ResultsCollector:
         if self.tests_dir is not None:  # course order, and the hints the learner used
             graded = Path(option).resolve() if option else self.tests_dir.parent / "exercises"
             course.annotate(self.results, self.tests_dir.parent, hints.revealed(graded))
-        path = self.config.getoption("results")
         if path:
             results_module.write(self.results, Path(path))
 

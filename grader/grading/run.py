@@ -20,8 +20,10 @@ from grader.core.course import exercise_tests
 from grader.core.errors import UsageError
 from grader.core.results import Results
 
-# Our exit code for pytest when the sandbox failed (pytest's own codes are 0-5).
+# Our exit codes for pytest (its own are 0-5): the sandbox failed; some tests have no
+# verdict (the process running them died, and xdist ran no more of their file).
 SANDBOX_FAILED = 13
+GRADING_INCOMPLETE = 14
 
 
 class GraderFailed(Exception):
@@ -153,6 +155,9 @@ def _grading_failure(code: int, errors: _GraderErrors, results_path: Path) -> Gr
         return GradingInterrupted(f"pytest stopped with exit code {code} before writing results")
     if errors.errors:
         return GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
+    if code == GRADING_INCOMPLETE:
+        return GraderFailed(f"{errors.stopped} (--isolation sandbox keeps such a crash to the call "
+                            "it happened in)")
     if code == SANDBOX_FAILED:
         return GraderFailed(f"{errors.stopped or 'the sandbox could not start'} (see `python -I -m "
                             "grader.sandbox.confine` for this machine's layers; --sandbox-off LAYER "

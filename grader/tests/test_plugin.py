@@ -224,3 +224,49 @@ def test_plugin_ignores_unmarked_tests(pytester):
     result = pytester.runpytest_subprocess("--results", str(out))
     result.assert_outcomes(passed=1)
     assert not out.exists()
+
+
+DIES_TEST = '''
+"""Doubles a tensor; strings are the corner case."""
+import pytest, torch
+pytestmark = pytest.mark.exercise(points=10)
+
+def test_doubles(impl):
+    assert torch.equal(impl.double(torch.ones(1)), torch.full((1,), 2.0))
+
+def test_doubles_strings(impl):
+    assert impl.double("ab") == "abab"
+'''
+
+
+@pytest.mark.parametrize("dies_on", ["strings", "everything"])
+def test_a_test_whose_process_dies_under_xdist_is_never_passed(tmp_path, dies_on):
+    """In-process under xdist, ``os._exit`` in the student's code ends the xdist worker:
+    its test's record, made passed at setup, used to stay passed (a drill of os._exit
+    calls scored full marks), and the tests of its file that xdist never ran again were
+    left out of the maximum. Now the test that died is an error, and a file with tests
+    that never ran makes the grading incomplete: exit 14 and no results, not even an
+    older file's. (xdist restarts a dead worker a few times, then gives up: here at once.)"""
+    (tmp_path / "tests" / "demo").mkdir(parents=True)
+    for init in ("tests/__init__.py", "tests/demo/__init__.py", "tests/conftest.py"):
+        (tmp_path / init).write_text("")
+    (tmp_path / "tests" / "demo" / "test_dies.py").write_text(DIES_TEST)
+    (tmp_path / "sub" / "demo").mkdir(parents=True)
+    condition = "isinstance(x, str)" if dies_on == "strings" else "True"
+    (tmp_path / "sub" / "demo" / "dies.py").write_text(
+        f"import os\ndef double(x):\n    if {condition}:\n        os._exit(0)\n    return x + x\n")
+    results = tmp_path / "results.json"
+    results.write_text("{}")  # an older grading's
+    run = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
+                          "--rootdir", str(tmp_path), "--submission", str(tmp_path / "sub"),
+                          "--results", str(results), "-n", "1", "--max-worker-restart", "0"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    if dies_on == "strings":  # the last test of its file: nothing left unrun
+        tests = {t["name"]: t for t in json.loads(results.read_text())["exercises"][0]["tests"]}
+        assert tests["test_doubles"]["outcome"] == "passed"
+        assert tests["test_doubles_strings"]["outcome"] == "error", tests
+        assert "ended during it" in tests["test_doubles_strings"]["message"]
+    else:
+        assert run.returncode == 14, run.stdout[-2000:] + run.stderr[-2000:]
+        assert "1 test(s) never ran (tests/demo/test_dies.py::test_doubles_strings)" in run.stdout + run.stderr
+        assert not results.exists()
