@@ -1,6 +1,6 @@
 """Mistake: squared distances by the expansion |q|^2 - 2 q.x + |x|^2 (one matmul, no (M, N, D)
-tensor): right on paper, but for points far from the origin (coordinates near 1e7) the three
-terms are near 1e14 and their difference is rounding noise, so the wrong points are nearest."""
+tensor): right on paper, but for points far from the origin (coordinates near 1e9) the three
+terms are near 1e18 and their difference is rounding noise, so the wrong points are nearest."""
 
 import torch
 
