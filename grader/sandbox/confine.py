@@ -335,11 +335,14 @@ def zygote_command(plan: Plan, argv: list[str], tmp: Path) -> list[str]:
     return [*args, "--", *argv]
 
 
-def gpu_devices() -> list[Path]:
+@functools.cache
+def gpu_devices() -> tuple[Path, ...]:
     """NVIDIA's device files, where this machine has them: a sandboxed worker gets them
     (bound into bubblewrap's /dev, allowed by Landlock) so the cuda tests run sandboxed
-    on a CUDA runner too. The driver's libraries are under /usr, bound already."""
-    return sorted(p for p in Path("/dev").glob("nvidia*") if not p.is_dir())
+    on a CUDA runner too. The driver's libraries are under /usr, bound already. Looked
+    up once per process: the zygote's preload does it, and each worker's confinement
+    asks again."""
+    return tuple(sorted(p for p in Path("/dev").glob("nvidia*") if not p.is_dir()))
 
 
 def scrubbed_env() -> dict[str, str]:
