@@ -50,24 +50,35 @@ def load(tests_dir: Path, tests: dict[str, Path], override: float | None = None)
         for drill in tests:
             budgets.drills[drill], budgets.source[drill] = override, "--drill-budget"
         return budgets
+    seconds = recorded(tests_dir, tests)
+    for drill in tests:
+        if drill in seconds:
+            budgets.drills[drill] = FACTOR * seconds[drill] + MARGIN
+            budgets.source[drill] = "reference"
+        else:
+            budgets.drills[drill] = DEFAULT_SECONDS
+            budgets.source[drill] = "default (no reference time for these tests)"
+    return budgets
+
+
+def recorded(tests_dir: Path, tests: dict[str, Path]) -> dict[str, float]:
+    """The reference's recorded seconds for the drills of ``tests`` whose test file is
+    the one they were recorded with (a drill whose tests changed since has none)."""
     try:
-        recorded = json.loads((tests_dir / FILE).read_text(encoding="utf-8")).get("drills", {})
+        entries = json.loads((tests_dir / FILE).read_text(encoding="utf-8")).get("drills", {})
     except (OSError, ValueError, AttributeError):
-        recorded = {}
+        entries = {}
+    seconds: dict[str, float] = {}
     for drill, path in tests.items():
-        entry = recorded.get(drill) if isinstance(recorded, dict) else None
+        entry = entries.get(drill) if isinstance(entries, dict) else None
         try:
             current = file_hash(path)
         except OSError:
             current = None
         if isinstance(entry, dict) and entry.get("tests") == current \
                 and isinstance(entry.get("seconds"), (int, float)):
-            budgets.drills[drill] = FACTOR * float(entry["seconds"]) + MARGIN
-            budgets.source[drill] = "reference"
-        else:
-            budgets.drills[drill] = DEFAULT_SECONDS
-            budgets.source[drill] = "default (no reference time for these tests)"
-    return budgets
+            seconds[drill] = float(entry["seconds"])
+    return seconds
 
 
 def record(tests_dir: Path, tests: dict[str, Path], seconds: dict[str, float]) -> Path:
