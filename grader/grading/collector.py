@@ -60,7 +60,6 @@ class ResultsCollector:
             record = self.tests.get(report.nodeid)
             if record is not None and report.failed:  # xdist's word that the test's process died
                 self._died(record, report.longreprtext)
-                self.finished.add(report.nodeid)
                 self.crashed.append(report.nodeid)
             return
         if report.when == "call" or (report.when == "setup" and not report.passed):

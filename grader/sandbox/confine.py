@@ -405,7 +405,7 @@ def _seccomp_filter(role: str) -> Any:
     # between are listed.
     if role == "worker" and not gpu_devices():
         f.add_rule(eperm, "socket")
-    elif role == "worker":  # CUDA's start makes an AF_UNIX socket (seen on an H100 runner)
+    elif role == "worker":
         f.add_rule(eperm, "socket", sc.Arg(0, sc.NE, _AF_UNIX))
     else:
         allowed = (_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK)
