@@ -26,9 +26,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     with intake.prepared(course, args.submission) as given:  # a notebook: read into exercise files
         submission = given.folder
         mode = isolation(args.isolation, course, submission)
-        if not args.workers:  # pytest runs here: its zygote imports torch while this process does
-            zygote.start_early(mode, args.sandbox_off or (),
-                               zygote.warm_for(len(args.only) if args.only else None))
+        # The zygote imports torch while this process does (with -n, pytest-xdist's
+        # workers share it: ``GradingSession.pytest_configure_node``).
+        zygote.start_early(mode, args.sandbox_off or (),
+                           zygote.warm_for(len(args.only) if args.only else None))
         results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
                         profile=args.profile, extra_args=options.pytest_args(args, mode))
         results = intake.finish(results, given, out.resolve() / "results.json")

@@ -36,9 +36,11 @@ from grader.core.course import exercise_id as exercise_id_of
 from grader.core.outcomes import ERROR, FAILED, NOT_RUN, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
+from grader.sandbox import zygote
 from grader.sandbox.zygote import SandboxBroken, warm_for
 
 _not_run_reason = pytest.StashKey[str]()
+SHARED_ZYGOTE = "torchdrill_zygote"  # workerinput: the controller's zygote, shared
 
 
 def exercise_marker(item: pytest.Item) -> pytest.Mark | None:
@@ -109,10 +111,30 @@ class GradingSession:
             except SandboxBroken:
                 pass  # the first test's ``impl`` asks again, and its report stops the grading
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """pytest-xdist's controller, before each worker starts: the workers share this
+        process's zygote (``grader.sandbox.zygote``), started here if ``grade`` did not
+        start it early. Where it cannot be shared, each worker starts its own."""
+        config = self.config
+        if config.getoption("isolation") == "none" or not config.getoption("submission"):
+            return
+        from grader.sandbox import confine
+        try:
+            plan = confine.plan(config.getoption("isolation"), config.getoption("sandbox_off") or ())
+            shared = zygote.zygote_for(plan, warm_for(_drills_asked(config))).share()
+        except (zygote.SandboxError, OSError, ValueError):
+            return
+        if shared is not None:
+            node.workerinput[SHARED_ZYGOTE] = shared
+
     def _sandbox(self, root: Path) -> Any:
         """This process's sandbox for the submission at ``root``, as the options ask."""
         from grader.sandbox import remote
         config = self.config
+        shared = getattr(config, "workerinput", {}).get(SHARED_ZYGOTE)
+        if shared:
+            zygote.attach(shared)
         try:
             return remote.sandbox_for(root, config.getoption("isolation"),
                                       config.getoption("sandbox_off") or (),

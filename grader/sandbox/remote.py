@@ -253,7 +253,7 @@ class Sandbox:
         """``environment.isolation`` for results.json (how often the zygote had to be
         restarted: a sign of trouble worth a look; whether it was warm at the end)."""
         return {**confine.describe(self.plan, self.applied), "zygote_restarts": self.restarts,
-                "zygote_warm": self.zygote.warm}
+                "zygote_warm": self.zygote.warm, "zygote_shared": self.zygote.attached}
 
 
 class Listener:

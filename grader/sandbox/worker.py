@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import hmac
 import importlib
 import json
 import os
 import queue
+import selectors
 import signal
 import socket
 import sys
@@ -32,6 +34,7 @@ import threading
 import traceback
 import warnings
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,7 @@ from grader.contract.impl import Implementation
 from grader.core import files
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
 from grader.sandbox import armor, confine, wire
+from grader.sandbox.zygote import key_digest
 
 # Imported by a warm zygote, once, though torch would import them lazily: otherwise every
 # worker that needs them pays them again (torch._dynamo with sympy's symbolic shapes,
@@ -56,67 +60,87 @@ KEPT_GRAPHS = 16  # calls whose autograd graph a later ``backward`` may use
 
 # ---------------------------------------------------------------- zygote
 
+class _Client:
+    """One connection that asks this zygote for workers: the owner's control socket, or
+    a grading process that shares the zygote (``share``). Each kills only its own."""
+
+    def __init__(self, sock: socket.socket, known: bool):
+        self.sock = sock
+        self.known = known  # the owner is; a sharer once it has shown the key
+        self.children: set[int] = set()
+
+
 def zygote(control: socket.socket, warm: bool) -> None:
-    """Fork one worker per request until the grader closes the control socket
-    (``warm``: import ``WARM_IMPORTS`` first, as a later ``warm`` request does)."""
+    """Fork one worker per request until the owner closes the control socket (fd 0)
+    (``warm``: import ``WARM_IMPORTS`` first, as a later ``warm`` request does).
+
+    The owner may ``share`` the zygote: it hands over a listening socket, bound where
+    only the grader's own processes can reach it, and the digest of a key; a grading
+    process that connects there and shows the key is served like the owner (pytest-xdist's
+    workers, sharing their controller's zygote). Only the digest is kept here, as the
+    workers forked from this process could read anything in its memory.
+    """
     if warm:
         _warm_up()
     confine.preload()
     armor.preload()
     gc.freeze()  # what the zygote made stays shared with its workers, never copied
-    children: set[int] = set()
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
-        except OSError:
-            break
-        if not message:
-            break
-        _reap(children)
-        request = json.loads(message)
-        if request["op"] == "fork":
-            request["zygote"] = os.getpid()
-            pid = os.fork()
-            if pid == 0:  # the worker
-                control.close()
-                os.setsid()
-                code = 0
-                try:
-                    serve(socket.socket(fileno=fds[0]), request)
-                except BaseException:  # noqa: BLE001 - a worker never returns into the zygote loop
-                    code = 70
-                os._exit(code)
-            for fd in fds:
-                os.close(fd)
-            children.add(pid)
-            control.sendall(json.dumps({"pid": pid}).encode())
-        elif request["op"] == "kill":  # all first, then wait: their exits overlap
-            killed = []
-            for pid in (pid for pid in map(int, request["pids"]) if pid in children):
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                    killed.append(pid)
-                except OSError as exc:  # gone already; or not ours to kill: say so, go on
-                    print(f"zygote: cannot kill worker {pid}: {exc}", file=sys.stderr, flush=True)
-            for pid in killed:
-                try:
-                    os.waitpid(pid, 0)
-                    children.discard(pid)
-                except OSError:
-                    pass
-            control.sendall(b'{"killed": true}')
-        elif request["op"] == "wipe":
-            _wipe(str(request.get("path", "")), request.get("uid"))
-            control.sendall(b'{"wiped": true}')
-        elif request["op"] == "warm":
-            _warm_up()
-            gc.freeze()
-            control.sendall(b'{"warm": true}')
-    for pid in children:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    owner = _Client(control, known=True)
+    clients = [owner]
+    listener: socket.socket | None = None
+    digest = ""
+    selector = selectors.DefaultSelector()
+    selector.register(control, selectors.EVENT_READ, owner)
+    while owner.sock.fileno() >= 0:
+        for ready, _ in selector.select():
+            client = ready.data
+            if client is None:  # the listener: a grading process that shares this zygote
+                sock, _ = listener.accept()  # type: ignore[union-attr]
+                sock.setblocking(True)
+                stranger = _Client(sock, known=False)
+                clients.append(stranger)
+                selector.register(sock, selectors.EVENT_READ, stranger)
+                continue
+            if client.sock.fileno() < 0:  # dropped earlier in this round
+                continue
+            try:
+                message, fds, _, _ = socket.recv_fds(client.sock, 1 << 20, 4)
+            except OSError:
+                message, fds = b"", []
+            try:
+                request = json.loads(message) if message else None
+            except ValueError:
+                request = None
+            if not isinstance(request, dict) or not (client.known or _shows_key(request, digest)):
+                for fd in fds:
+                    os.close(fd)
+                _drop(client, clients, selector)
+                continue
+            answer = {"hello": True}
+            if not client.known:
+                client.known = True
+            elif request.get("op") == "share":
+                shares = client is owner and listener is None and bool(fds)
+                if shares:
+                    listener = socket.socket(fileno=fds.pop(0))
+                    digest = str(request.get("key", ""))
+                    selector.register(listener, selectors.EVENT_READ, None)
+                for fd in fds:
+                    os.close(fd)
+                answer = {"shared": shares}
+            else:
+                _reap(clients)
+                answer = _handle(request, fds, client, clients, listener, selector)
+            try:
+                client.sock.sendall(json.dumps(answer).encode())
+            except OSError:  # that grading process is gone: so are its workers
+                _drop(client, clients, selector)
+    for client in clients:
+        for pid in client.children:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
     # No interpreter teardown: torch's finalizers (unregistering its operator libraries)
     # took ~0.3 s, and the grader waits for this exit at the end of every grading.
     sys.stdout.flush()
@@ -124,19 +148,92 @@ def zygote(control: socket.socket, warm: bool) -> None:
     os._exit(0)
 
 
+def _handle(request: dict[str, Any], fds: list[int], client: _Client, clients: list[_Client],
+            listener: socket.socket | None, selector: selectors.BaseSelector) -> dict[str, Any]:
+    """Serve one request of a known client (a share is the loop's); its answer."""
+    op = request.get("op")
+    if op == "fork":
+        request["zygote"] = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the worker: none of the zygote's connections go with it
+            selector.close()
+            for other in clients:
+                other.sock.close()
+            if listener is not None:
+                listener.close()
+            os.setsid()
+            code = 0
+            try:
+                serve(socket.socket(fileno=fds[0]), request)
+            except BaseException:  # noqa: BLE001 - a worker never returns into the zygote loop
+                code = 70
+            os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        client.children.add(pid)
+        return {"pid": pid}
+    for fd in fds:  # only a fork hands over a socket
+        os.close(fd)
+    if op == "kill":
+        _kill([pid for pid in map(int, request["pids"]) if pid in client.children], client)
+        return {"killed": True}
+    if op == "wipe":
+        _wipe(str(request.get("path", "")), request.get("uid"))
+        return {"wiped": True}
+    if op == "warm":
+        _warm_up()
+        gc.freeze()
+        return {"warm": True}
+    return {"unknown": op}
+
+
+def _shows_key(request: dict[str, Any], digest: str) -> bool:
+    """A sharer's first message: ``{"op": "hello", "key": ...}`` with the right key."""
+    key = request.get("key")
+    return (bool(digest) and request.get("op") == "hello" and isinstance(key, str)
+            and hmac.compare_digest(key_digest(key), digest))
+
+
+def _drop(client: _Client, clients: list[_Client], selector: selectors.BaseSelector) -> None:
+    """A connection closed (or a stranger): its workers die with it. The owner's closing
+    ends the zygote (the loop sees its socket closed)."""
+    _kill(list(client.children), client)
+    selector.unregister(client.sock)
+    clients.remove(client)
+    client.sock.close()
+
+
+def _kill(pids: list[int], client: _Client) -> None:
+    """Kill ``pids`` (``client``'s workers) all first, then wait: their exits overlap."""
+    killed = []
+    for pid in pids:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+            killed.append(pid)
+        except OSError as exc:  # gone already; or not ours to kill: say so, go on
+            print(f"zygote: cannot kill worker {pid}: {exc}", file=sys.stderr, flush=True)
+    for pid in killed:
+        try:
+            os.waitpid(pid, 0)
+            client.children.discard(pid)
+        except OSError:
+            pass
+
+
 def _warm_up() -> None:
     for name in WARM_IMPORTS:
         importlib.import_module(name)
 
 
-def _reap(children: set[int]) -> None:
-    for pid in list(children):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            children.discard(pid)
+def _reap(clients: Iterable[_Client]) -> None:
+    for client in clients:
+        for pid in list(client.children):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                client.children.discard(pid)
 
 
 # ---------------------------------------------------------------- worker

@@ -10,6 +10,11 @@ One zygote per confinement plan and process (``zygote_for``), started on first u
 and kept until the process exits: ``grade-all``'s grading processes grade many
 submissions with one. What runs inside is ``grader.sandbox.worker``'s ``zygote``.
 
+pytest-xdist's workers share their controller's zygote (``Zygote.share``, ``attach``):
+with ``-n 2`` a zygote of their own each cost its ~1.8 s of CPU twice, on a
+machine that the two workers keep busy. A worker that loses the shared zygote
+(a student who killed it, in a degraded sandbox) starts one of its own.
+
 A *warm* zygote also imports the parts of torch that torch loads lazily and that
 cost a worker most (``grader.sandbox.worker.WARM_IMPORTS``: ``torch._dynamo``,
 1.2 s, which building the first optimizer imports). A grading of many drills
@@ -22,8 +27,10 @@ pays once, and nothing in a grading (or a class) with no optimizer in it.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -63,21 +70,53 @@ class Zygote:
     binds read-write, holds one sub-folder per submission being graded.
     """
 
-    def __init__(self, plan: confine.Plan, warm: bool = False):
+    def __init__(self, plan: confine.Plan, warm: bool = False, shared: dict[str, Any] | None = None):
+        """``shared``: attach to the zygote another process shares (``share``'s answer)
+        instead of starting one."""
         self.plan = plan
         self.warm = warm
-        self.tmp = Path(tempfile.mkdtemp(prefix="torchdrill-sandbox-"))
-        os.chmod(self.tmp, 0o755)
         self._lock = threading.Lock()
         self._broken = False  # an exchange was cut short: restart before the next
         self.restarts = 0
         self.generation = 0  # bumped by each restart: workers of older ones are gone
-        self._start()
+        self.proc: subprocess.Popen[bytes] | None = None  # None: attached to a shared one
+        self._log: Any = None
+        self._shared: dict[str, Any] | None = None  # what ``share`` handed out
+        self._unread = False  # the answer to a request nobody waited for is still to be read
+        if shared is not None:
+            self.tmp, self._owns_tmp = Path(shared["tmp"]), False
+            self._attach(shared)
+        else:
+            self.tmp, self._owns_tmp = Path(tempfile.mkdtemp(prefix="torchdrill-sandbox-")), True
+            os.chmod(self.tmp, 0o755)
+            self._start()
+
+    @property
+    def attached(self) -> bool:
+        """Served by a zygote another process started and shares."""
+        return self.proc is None
+
+    def running(self) -> bool:
+        """Whether this zygote can still serve (an attached one: as far as we know; an
+        exchange with one that is gone raises ``SandboxError``)."""
+        return self.proc is None or self.proc.poll() is None
+
+    def _attach(self, shared: dict[str, Any]) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(START_TIMEOUT_S)  # the answer waits for the zygote's imports
+        try:
+            sock.connect(str(shared["address"]))
+        except OSError as exc:
+            sock.close()
+            raise SandboxError(f"cannot reach the shared zygote ({exc})") from None
+        self.control = sock
+        self._tell({"op": "hello", "key": str(shared["key"])})  # a wrong key: the next exchange fails
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         argv = launch.command("sandbox.worker") + (["warm"] if self.warm else [])
-        self._log = open(self.tmp / "zygote.log", "wb")
+        # An attached zygote that had to start its own shares the folder: a log of its own.
+        self._log = open(self.tmp / ("zygote.log" if self._owns_tmp else f"zygote-{os.getpid()}.log"), "wb")
         self.proc = subprocess.Popen(
             confine.zygote_command(self.plan, argv, self.tmp), stdin=theirs.fileno(), stdout=self._log,
             stderr=self._log, env=confine.scrubbed_env(), cwd=self.tmp, close_fds=True,
@@ -95,6 +134,9 @@ class Zygote:
                 self.restart()
             self._broken = True
             try:
+                if self._unread:  # one message in flight at a time, so none run together
+                    self.control.recv(1 << 16)
+                    self._unread = False
                 socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
                 reply = self.control.recv(1 << 16)
             except OSError as exc:
@@ -105,6 +147,44 @@ class Zygote:
             self._broken = False
         return json.loads(reply)
 
+    def share(self) -> dict[str, Any] | None:
+        """Let other grading processes of this user use this zygote (pytest-xdist's
+        workers): what ``Zygote(plan, warm, shared=...)`` needs to attach, or None where
+        it cannot be shared. The zygote listens on a socket in a folder of its own, which
+        only this user can enter and which no sandbox binds, and serves only a process
+        that shows the key (it keeps only the key's digest: its workers could read it).
+        Nothing waits for the zygote here (it takes the socket once its imports are done,
+        and its answer is read before the next request)."""
+        if self._shared is not None or self.attached:
+            return self._shared
+        folder = Path(tempfile.mkdtemp(prefix="torchdrill-zygote-"))  # 0700
+        address = folder / "socket"
+        if len(os.fsencode(address)) >= 100:  # sun_path's limit, less a margin
+            remove_tree(folder)
+            return None
+        key = secrets.token_hex(16)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(str(address))
+            listener.listen(16)
+            self._tell({"op": "share", "key": key_digest(key)}, [listener.fileno()])
+        except OSError:
+            remove_tree(folder)
+            return None
+        finally:
+            listener.close()
+        self._share_folder = folder
+        self._shared = {"address": str(address), "key": key, "tmp": str(self.tmp),
+                        "plan": self.plan.to_json(), "warm": self.warm}
+        return self._shared
+
+    def _tell(self, request: dict[str, Any], fds: Sequence[int] = ()) -> None:
+        """Send a request without waiting for the zygote (which may still be importing
+        torch); ``exchange`` reads its answer before the next request."""
+        with self._lock:
+            socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+            self._unread = True
+
     def warm_up(self) -> None:
         """Import ``WARM_IMPORTS`` in the zygote now, if it has not (its later workers
         inherit them)."""
@@ -113,21 +193,26 @@ class Zygote:
             self.warm = True
 
     def log(self) -> str:
+        name = self._log.name if self._log is not None else self.tmp / "zygote.log"
         try:
-            return (self.tmp / "zygote.log").read_text(errors="replace")[-2000:].strip()
+            return Path(name).read_text(errors="replace")[-2000:].strip()
         except OSError:
             return "(none)"
 
     def restart(self) -> None:
-        """A new zygote (the old one's workers die with it: PR_SET_PDEATHSIG)."""
+        """A new zygote (the old one's workers die with it: PR_SET_PDEATHSIG). An
+        attached one starts a zygote of its own (leaving the shared one, which kills
+        the workers it forked for us)."""
         self._stop(kill=True)
         self.restarts += 1
         self.generation += 1
-        self._broken = False
+        self._broken = self._unread = False
         self._start()
 
     def _stop(self, kill: bool) -> None:
-        self.control.close()  # the zygote exits when its control socket closes
+        self.control.close()  # the zygote exits when its owner's socket closes
+        if self.proc is None:
+            return
         try:
             if kill:
                 self.proc.kill()
@@ -139,9 +224,12 @@ class Zygote:
 
     def close(self) -> None:
         self._stop(kill=False)
-        if os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
-            shutil.copy(self.tmp / "zygote.log", os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
-        remove_tree(self.tmp)
+        if self._log is not None and os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
+            shutil.copy(self._log.name, os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
+        if self._shared is not None:
+            remove_tree(self._share_folder)
+        if self._owns_tmp:
+            remove_tree(self.tmp)
 
 
 _zygotes: dict[str, Zygote] = {}
@@ -157,9 +245,9 @@ def zygote_for(plan: confine.Plan, warm: bool = False) -> Zygote:
     """This process's zygote for ``plan``, started on first use; it serves every
     submission graded here until the process exits. ``warm``: warm it up (now, if
     it was started cold)."""
-    key = json.dumps(plan.to_json(), sort_keys=True)
+    key = _key(plan)
     zygote = _zygotes.get(key)
-    if zygote is None or zygote.proc.poll() is not None:
+    if zygote is None or not zygote.running():
         if zygote is not None:
             zygote.restart()
         else:
@@ -167,6 +255,28 @@ def zygote_for(plan: confine.Plan, warm: bool = False) -> Zygote:
     if warm:
         zygote.warm_up()
     return zygote
+
+
+def _key(plan: confine.Plan) -> str:
+    return json.dumps(plan.to_json(), sort_keys=True)
+
+
+def attach(shared: dict[str, Any]) -> None:
+    """Serve this process's sandboxes of ``shared["plan"]`` from the zygote another
+    process shares (``Zygote.share``: pytest-xdist's controller, for its workers). One
+    that cannot be reached is left alone: ``zygote_for`` then starts one here."""
+    plan = confine.Plan.from_json(shared["plan"])
+    if _key(plan) in _zygotes:
+        return
+    try:
+        _zygotes[_key(plan)] = Zygote(plan, bool(shared.get("warm")), shared=shared)
+    except (SandboxError, OSError, KeyError, TypeError):
+        pass
+
+
+def key_digest(key: str) -> str:
+    """What the zygote keeps of a sharing key (its workers can read its memory)."""
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def start_early(isolation: str, off: Collection[str] = (), warm: bool = False) -> None:

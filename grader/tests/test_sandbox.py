@@ -186,6 +186,92 @@ def test_each_layer_forced_off(submission, tmp_path, layer):
         assert facts["uid"] == confine.NOBODY, facts  # no pool uid given: 65534
 
 
+# Run in a process of its own: it fills that process's table of zygotes.
+SHARING = """
+import json, os, shutil, socket, sys, time
+from pathlib import Path
+from grader.sandbox import confine, remote, zygote
+
+def alive(pid):
+    return Path(f"/proc/{pid}").exists()
+
+def sockets(pid):
+    return sum(os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:") for fd in os.listdir(f"/proc/{pid}/fd"))
+
+submission = Path(sys.argv[1])
+plan = confine.plan("sandbox", ["bwrap"])  # no pid namespace: a worker's pid is this machine's
+owner = zygote.Zygote(plan)
+shared = owner.share()
+assert set(shared) == {"address", "key", "tmp", "plan", "warm"}, shared
+assert (os.stat(Path(shared["address"]).parent).st_mode & 0o777) == 0o700
+assert owner.exchange({"op": "kill", "pids": []}) == {"killed": True}  # after share's answer
+
+for hello in ({"op": "hello", "key": "0" * 32}, {"op": "fork"}, {"op": "hello"}, [1]):
+    stranger = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stranger.settimeout(60)
+    stranger.connect(shared["address"])
+    stranger.sendall(json.dumps(hello).encode())
+    assert stranger.recv(64) == b"", f"the zygote answered a stranger's {hello}"
+
+impostor = zygote.Zygote(plan, shared={**shared, "key": "0" * 32})
+try:
+    impostor.exchange({"op": "kill", "pids": []})
+    raise AssertionError("the zygote served a wrong key")
+except zygote.SandboxError:
+    impostor.close()
+
+boxes = []
+for _ in range(2):  # two grading processes' sandboxes, as xdist's workers attach them
+    zygote._zygotes[zygote._key(plan)] = zygote.Zygote(plan, shared=shared)
+    boxes.append(remote.Sandbox(submission, "sandbox", ["bwrap"]))
+    del zygote._zygotes[zygote._key(plan)]
+first, second = (box.worker("tensors/one_hot", {}) for box in boxes)
+assert all(box.zygote.attached for box in boxes) and first.pid != second.pid
+assert sockets(first.pid) == 1, "a worker holds a socket of the zygote's besides its own"
+assert boxes[1].zygote.exchange({"op": "kill", "pids": [first.pid]}) == {"killed": True}
+assert alive(first.pid), "one grading process killed another's worker"
+boxes[0].zygote.close()  # that grading process is gone: its workers go, the other's stay
+for _ in range(100):
+    if not alive(first.pid):
+        break
+    time.sleep(0.05)
+assert not alive(first.pid) and alive(second.pid)
+
+owner.proc.kill()  # the shared zygote is gone: the other process starts its own
+owner.proc.wait()
+box = boxes[1]
+worker = box.new_worker("tensors/one_hot", {})
+assert not box.zygote.attached and box.zygote.restarts == 1 and worker.pid != second.pid
+box.close()
+box.zygote.close()
+assert Path(shared["tmp"]).exists(), "an attached zygote removed the folder it shares"
+owner.close()
+assert not Path(shared["tmp"]).exists() and not Path(shared["address"]).parent.exists()
+print("shared")
+"""
+
+
+def test_a_shared_zygote_serves_only_its_sharers_each_apart(tmp_path):
+    """pytest-xdist's workers share their controller's zygote (``Zygote.share``). A
+    stranger who cannot show the key gets nothing; one sharer cannot kill another's
+    workers; a sharer that goes takes its workers along, no one else's; a worker
+    inherits none of the zygote's sockets; and a sharer whose zygote is gone starts
+    its own."""
+    (tmp_path / "tensors").mkdir()
+    shutil.copy(REPO / "reference" / "tensors" / "one_hot.py", tmp_path / "tensors")
+    done = subprocess.run([sys.executable, "-c", SHARING, str(tmp_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=240)
+    assert done.stdout.strip() == "shared", done.stderr[-3000:]
+
+
+def test_xdist_workers_grade_with_their_controllers_zygote(submission, tmp_path):
+    """``-n 2``: one zygote for both workers (each starting its own cost ~1.8 s of CPU
+    twice), and the boundary holds as with a zygote of their own."""
+    results, seconds = grade(submission, tmp_path, "--isolation", "sandbox", "-n", "2")
+    assert results["environment"]["isolation"]["zygote_shared"] is True
+    assert_boundary_holds(results, seconds)
+
+
 def test_the_first_optimizer_to_cross_warms_the_zygote(tmp_path):
     """One drill: the zygote starts cold. The GAN's first call hands its worker two
     optimizers, so the zygote imports torch._dynamo before forking that worker
