@@ -95,23 +95,13 @@ def zygote(control: socket.socket, warm: bool) -> None:
         for ready, _ in selector.select():
             client = ready.data
             if client is None:  # the listener: a grading process that shares this zygote
-                sock, _ = listener.accept()  # type: ignore[union-attr]
-                sock.setblocking(True)
-                stranger = _Client(sock, known=False)
-                clients.append(stranger)
-                selector.register(sock, selectors.EVENT_READ, stranger)
+                assert listener is not None
+                _accept(listener, clients, selector)
                 continue
             if client.sock.fileno() < 0:  # dropped earlier in this round
                 continue
-            try:
-                message, fds, _, _ = socket.recv_fds(client.sock, 1 << 20, 4)
-            except OSError:
-                message, fds = b"", []
-            try:
-                request = json.loads(message) if message else None
-            except ValueError:
-                request = None
-            if not isinstance(request, dict) or not (client.known or _shows_key(request, digest)):
+            request, fds = _read(client)
+            if request is None or not (client.known or _shows_key(request, digest)):
                 for fd in fds:
                     os.close(fd)
                 _drop(client, clients, selector)
@@ -185,6 +175,34 @@ def _handle(request: dict[str, Any], fds: list[int], client: _Client, clients: l
         gc.freeze()
         return {"warm": True}
     return {"unknown": op}
+
+
+def _accept(listener: socket.socket, clients: list[_Client], selector: selectors.BaseSelector) -> None:
+    """A new connection: a stranger until it shows the key."""
+    try:
+        sock, _ = listener.accept()
+    except OSError:  # out of descriptors, say: no more sharers (they start zygotes of their own)
+        selector.unregister(listener)
+        listener.close()
+        return
+    sock.setblocking(True)
+    stranger = _Client(sock, known=False)
+    clients.append(stranger)
+    selector.register(sock, selectors.EVENT_READ, stranger)
+
+
+def _read(client: _Client) -> tuple[dict[str, Any] | None, list[int]]:
+    """One request (None: the connection closed, or what came is not a request) and
+    the descriptors it carried."""
+    try:
+        message, fds, _, _ = socket.recv_fds(client.sock, 1 << 20, 4)
+    except OSError:
+        return None, []
+    try:
+        request = json.loads(message) if message else None
+    except ValueError:
+        request = None
+    return (request if isinstance(request, dict) else None), fds
 
 
 def _shows_key(request: dict[str, Any], digest: str) -> bool:
