@@ -117,14 +117,11 @@ class GradingSession:
         process's zygote (``grader.sandbox.zygote``), started here if ``grade`` did not
         start it early. Where it cannot be shared, each worker starts its own."""
         config = self.config
-        if config.getoption("isolation") == "none" or not config.getoption("submission"):
+        if not config.getoption("submission"):
             return
-        from grader.sandbox import confine
-        try:
-            plan = confine.plan(config.getoption("isolation"), config.getoption("sandbox_off") or ())
-            shared = zygote.zygote_for(plan, warm_for(_drills_asked(config))).share()
-        except (zygote.SandboxError, OSError, ValueError):
-            return
+        started = zygote.start_early(config.getoption("isolation"), config.getoption("sandbox_off") or (),
+                                     warm_for(_drills_asked(config)))
+        shared = started.share() if started is not None else None
         if shared is not None:
             node.workerinput[SHARED_ZYGOTE] = shared
 

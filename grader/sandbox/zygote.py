@@ -157,7 +157,10 @@ class Zygote:
         and its answer is read before the next request)."""
         if self._shared is not None or self.attached:
             return self._shared
-        folder = Path(tempfile.mkdtemp(prefix="torchdrill-zygote-"))  # 0700
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="torchdrill-zygote-"))  # 0700
+        except OSError:  # no room for it: every worker starts its own zygote, as before
+            return None
         address = folder / "socket"
         if len(os.fsencode(address)) >= 100:  # sun_path's limit, less a margin
             remove_tree(folder)
@@ -173,7 +176,6 @@ class Zygote:
             return None
         finally:
             listener.close()
-        self._share_folder = folder
         self._shared = {"address": str(address), "key": key, "tmp": str(self.tmp),
                         "plan": self.plan.to_json(), "warm": self.warm}
         return self._shared
@@ -227,7 +229,7 @@ class Zygote:
         if self._log is not None and os.environ.get("TORCHDRILL_KEEP_SANDBOX_LOG"):
             shutil.copy(self._log.name, os.environ["TORCHDRILL_KEEP_SANDBOX_LOG"])
         if self._shared is not None:
-            remove_tree(self._share_folder)
+            remove_tree(Path(self._shared["address"]).parent)
         if self._owns_tmp:
             remove_tree(self.tmp)
 
@@ -279,15 +281,16 @@ def key_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def start_early(isolation: str, off: Collection[str] = (), warm: bool = False) -> None:
-    """Start the zygote a grading with ``isolation`` will ask for, now. A zygote that
-    cannot start is left for the grading to report, where the plugin asks again."""
+def start_early(isolation: str, off: Collection[str] = (), warm: bool = False) -> Zygote | None:
+    """Start the zygote a grading with ``isolation`` will ask for, now (or find the one
+    started already), and return it. A zygote that cannot start is left for the grading
+    to report, where the plugin asks again: None, as for ``none``."""
     if isolation == "none":
-        return
+        return None
     try:
-        zygote_for(confine.plan(isolation, off), warm)
+        return zygote_for(confine.plan(isolation, off), warm)
     except (SandboxError, OSError, ValueError):
-        pass
+        return None
 
 
 def close_zygotes() -> None:
