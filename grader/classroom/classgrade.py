@@ -47,10 +47,12 @@ from grader.classroom import gradeproc, similarity, submissions
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.core import notebooks
 from grader.core import results as results_module
+from grader.core import secret as secret_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
 from grader.core.files import write_atomically
 from grader.core.results import Results, fold, replace_exercises
+from grader.core.secret import Secret
 from grader.core.stubs import stub_source
 from grader.grading import options
 from grader.grading.commands import check_templates
@@ -159,14 +161,18 @@ class ClassGrading:
 
     def __init__(self, course: Path, out: Path, pytest_args: list[str], isolation: str,
                  only: list[str] | None, force: bool, console: Console,
-                 sandbox_off: list[str] | None = None, allow_degraded: bool = False):
+                 sandbox_off: list[str] | None = None, allow_degraded: bool = False,
+                 secret: Secret | None = None):
         """``sandbox_off``: the layers forced off (also in ``pytest_args``); without
-        ``allow_degraded`` a grading process refuses to grade where a layer is off."""
+        ``allow_degraded`` a grading process refuses to grade where a layer is off.
+        ``secret``: the course secret the examples are drawn from (None: the public
+        ones); it travels in each job, to whichever machine grades it."""
         self.course, self.out, self.console = course, out, console
         self.sandbox_off, self.allow_degraded = list(sandbox_off or []), allow_degraded
         self.pytest_args, self.isolation = pytest_args, isolation
         self.only, self.force = only, force
-        self.suite = results_module.suite_hash(course / "tests")
+        self.secret = secret
+        self.suite = results_module.suite_hash(course / "tests", secret.digest if secret else None)
         self.wanted = set(only or exercise_tests(course))
         self.stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))
         self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
@@ -205,6 +211,7 @@ class ClassGrading:
             payload = {"student": entry.student, "course": str(self.course),
                        "isolation": self.isolation, "args": self.pytest_args,
                        "allow_degraded": self.allow_degraded, "sandbox_off": self.sandbox_off,
+                       "secret": self.secret.text if self.secret else None,
                        "files": base64.b64encode(submissions.pack(files)).decode()}
             attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
             jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier,
@@ -357,13 +364,19 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         if refused:
             raise UsageError(refused)
     check_templates(course)  # a missing template is reported now, not after grading
+    drawn = official_secret(args)
+    # The secret travels in the jobs (a cluster's machines have no file of it), not as a path.
     pytest_args = grading_args(course, args.only, 0, args.profile,
-                               options.pytest_args(args, args.isolation))
+                               options.pytest_args(args, args.isolation,
+                                                   [o for o in options.GRADING if o is not options.SECRET_FILE]))
     if args.marker:
         pytest_args += ["-m", args.marker]
     console = Console(stderr=True, soft_wrap=True)
+    console.print("examples: " + (f"official, from the course secret {drawn.source} ({drawn.digest})"
+                                  if drawn else "public (--public-examples): every student can replay them"),
+                  highlight=False)
     grading = ClassGrading(course, out, pytest_args, args.isolation, args.only, args.force, console,
-                           sandbox_off=off, allow_degraded=args.allow_degraded)
+                           sandbox_off=off, allow_degraded=args.allow_degraded, secret=drawn)
     entries = submissions.discover(folder.resolve(), exercise_tests(course))
     gradeproc.remove_stale()
     started = time.perf_counter()
@@ -398,6 +411,23 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         print(f"similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
               f"({found['seconds']:.1f} s; evidence, never a penalty: see class.html#similarity)")
     return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
+
+
+def official_secret(args: argparse.Namespace) -> Secret | None:
+    """The course secret of a class's grading: ``--secret-file``, ``TORCHDRILL_SECRET``, or
+    the one ``torchdrill secret`` keeps; with none, only ``--public-examples`` grades."""
+    if args.public_examples:
+        return None
+    given = secret_module.given(args.secret_file)
+    if given is not None:
+        return given
+    kept = secret_module.default_path()
+    if kept.exists():
+        return secret_module.read(kept)
+    raise UsageError(f"no course secret: an official grading draws examples no student has seen "
+                     f"from it. Make one with `torchdrill secret` (kept at {kept}), or give "
+                     f"--secret-file FILE or ${secret_module.ENV}; --public-examples grades with the "
+                     f"examples every student can replay")
 
 
 def pristine_stubs(course: Path) -> dict[str, str]:

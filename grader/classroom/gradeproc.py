@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.core.files import remove_tree
+from grader.core.secret import ENV as SECRET_ENV
 from grader.sandbox import confine, launch
 
 if TYPE_CHECKING:
@@ -231,6 +232,7 @@ def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
     submissions.unpack(base64.b64decode(job["files"]), folder)
     timer = _TestTime()
     results_path = work / f".{student}.results.json"
+    _examples_from(job.get("secret"))
     try:
         results = run_grading(course, folder, results_path, job["args"], plugins=[timer])
     except GraderFailed as exc:
@@ -243,6 +245,16 @@ def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
     results = json.loads(text)
     results["submission"] = student
     return {"results": results, "tests_s": round(timer.seconds, 4)}
+
+
+def _examples_from(secret: Any) -> None:
+    """The job's course secret, where the grading plugin reads it (this process's
+    environment: no sandbox worker inherits it, ``confine.scrubbed_env``); no secret:
+    the public examples."""
+    if isinstance(secret, str) and secret:
+        os.environ[SECRET_ENV] = secret
+    else:
+        os.environ.pop(SECRET_ENV, None)
 
 
 def _forget_modules(*folders: Path) -> None:

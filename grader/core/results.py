@@ -109,10 +109,13 @@ class ExerciseInfo:
     static_flags: list[dict[str, Any]] = field(default_factory=list)
 
 
-def suite_hash(tests_dir: Path) -> str:
-    """A hash of the test suite (every file under tests/) and the grader version:
-    two gradings with the same hash used the same properties and examples."""
+def suite_hash(tests_dir: Path, secret_digest: str | None = None) -> str:
+    """A hash of the test suite (every file under tests/), the grader version and the
+    course secret's digest (an official grading's examples): two gradings with the same
+    hash used the same properties and examples."""
     digest = hashlib.sha256(grader.__version__.encode())
+    if secret_digest:
+        digest.update(b"secret\0" + secret_digest.encode() + b"\0")
     for path in sorted(p for p in tests_dir.rglob("*.py") if "__pycache__" not in p.parts):
         digest.update(path.relative_to(tests_dir).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")

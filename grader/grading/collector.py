@@ -38,8 +38,11 @@ def submission_root(config: pytest.Config, test_path: Path) -> Path:
 class ResultsCollector:
     """Folds graded test reports into results; registered on the controller only."""
 
-    def __init__(self, config: pytest.Config):
+    def __init__(self, config: pytest.Config, examples: dict[str, Any] | None = None):
+        """``examples``: what results.json says of the examples drawn (public, or a
+        secret's digest)."""
         self.config = config
+        self.examples = examples or {"drawn": "public"}
         self.exercises: dict[str, results_module.ExerciseInfo] = {}
         self.tests: dict[str, results_module.TestRecord] = {}
         self.results: Results | None = None
@@ -133,12 +136,14 @@ class ResultsCollector:
         environment = {"torch": _torch_version(), "cuda_available": _cuda_available(),
                        "workers": getattr(self.config.option, "numprocesses", None) or 0,
                        "shrink": not self.config.getoption("no_shrink"),
-                       "isolation": self.isolation or {"mode": self.config.getoption("isolation")}}
+                       "isolation": self.isolation or {"mode": self.config.getoption("isolation")},
+                       "examples": self.examples}
         if self.tests_dir is not None:  # the wall budgets the drills were graded under
             environment["budgets"] = budgets.load(
                 self.tests_dir, {eid: course.test_file(self.tests_dir.parent, eid) for eid in self.exercises},
                 self.config.getoption("drill_budget")).as_json()
-        suite = results_module.suite_hash(self.tests_dir) if self.tests_dir else None
+        suite = (results_module.suite_hash(self.tests_dir, self.examples.get("secret"))
+                 if self.tests_dir else None)
         self.results = results_module.build(submission, self.exercises,
                                             list(self.tests.values()), environment, suite)
         if self.tests_dir is not None:  # course order, and the hints the learner used

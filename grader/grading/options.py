@@ -83,8 +83,20 @@ NO_SHRINK = Option(
     help="skip hypothesis' shrinking: the same scores, sooner, but counterexamples are the "
          "first failing inputs found, not the smallest")
 
+SECRET_FILE = Option(
+    "--secret-file", metavar="FILE",
+    help="the course secret (one line; `torchdrill secret` makes one): an official grading, "
+         "whose examples no student has seen and whose ranges are wider than the public "
+         "tests'. Also the environment variable TORCHDRILL_SECRET (the secret itself). "
+         "results.json records its digest, never the secret")
+PUBLIC_EXAMPLES = Option(
+    "--public-examples", action="store_true", default=False,
+    help="draw the public examples every learner can replay, even where a secret is given "
+         "(check always does)")
+
 # What ``grade`` and ``grade-all`` pass on to the plugin, in this order.
-GRADING: tuple[Option, ...] = (ISOLATION, SANDBOX_OFF, CALL_TIMEOUT, TEST_TIMEOUT, DRILL_BUDGET, NO_SHRINK)
+GRADING: tuple[Option, ...] = (ISOLATION, SANDBOX_OFF, CALL_TIMEOUT, TEST_TIMEOUT, DRILL_BUDGET, NO_SHRINK,
+                               SECRET_FILE, PUBLIC_EXAMPLES)
 
 # The plugin's own options, which only a direct pytest run gives by hand.
 SUBMISSION = Option("--submission", metavar="DIR", help=(

@@ -27,12 +27,15 @@ from typing import Any, cast
 
 import pytest
 
+from grader.contract import examples
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.contract.loader import load_exercise
 from grader.core import budgets as budgets_module
+from grader.core import secret as secret_module
 from grader.core.course import course_root
 from grader.core.course import exercise_id as exercise_id_of
+from grader.core.errors import UsageError
 from grader.core.outcomes import ERROR, FAILED, NOT_RUN, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
@@ -75,6 +78,8 @@ class GradingSession:
         self._budgets: budgets_module.Budgets | None = None
         self._spent: dict[str, float] = {}  # drill id -> seconds its tests ran in this process
         profiles.activate(config.getoption("hypothesis_profile", None))
+        self.secret = official_secret(config)
+        examples.widen(self.secret is not None)  # before the tests are collected: they build strategies
         # Drill tensors are tiny: extra intra-op threads only fight over the cores.
         # Measured on a busy 2-core machine: a float64 softmax of 100 elements took
         # ~3 ms instead of ~5 us, BCE-with-logits 3.4 ms instead of 0.01 ms.
@@ -85,7 +90,9 @@ class GradingSession:
             # measured 5-12 s of a stub's 17 s grading. One line per failure costs nothing.
             config.option.tbstyle = "line"
         if not hasattr(config, "workerinput"):  # controller (or no xdist): collect results
-            config.pluginmanager.register(ResultsCollector(config), "torchdrill-results")
+            drawn = ({"drawn": "secret", "secret": self.secret.digest, "widened": examples.FACTOR}
+                     if self.secret is not None else {"drawn": "public"})
+            config.pluginmanager.register(ResultsCollector(config, drawn), "torchdrill-results")
 
     # ------------------------------------------------------------------ session
 
@@ -153,6 +160,8 @@ class GradingSession:
             if marker is None:
                 continue
             path = Path(str(item.path))
+            if self.secret is not None:
+                _salt(item, self.secret, exercise_id(path, marker))
             weight = item.get_closest_marker("weight")
             module = item.getparent(pytest.Module)
             doc = (module.obj.__doc__ or "").strip().splitlines() if module else []
@@ -270,6 +279,26 @@ class GradingSession:
                         info[stream] = verdict.capped(text)
         report.user_properties.append((OUTCOME, json.dumps(info)))
         return report
+
+
+def official_secret(config: pytest.Config) -> secret_module.Secret | None:
+    """The course secret this run grades with (None: the public examples)."""
+    if config.getoption("public_examples"):
+        return None
+    try:
+        return secret_module.given(config.getoption("secret_file"))
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _salt(item: pytest.Item, secret: secret_module.Secret, drill: str) -> None:
+    """Seed the item's hypothesis test from the secret (hypothesis prefers an explicit
+    seed to ``derandomize``'s digest of the test's source). Every parametrization of a
+    function shares its seed, as they share the digest in the public run."""
+    test = getattr(item, "obj", None)
+    if test is None or not getattr(test, "is_hypothesis_test", False):
+        return
+    test._hypothesis_internal_use_seed = secret.seed(f"{drill}::{test.__qualname__}")
 
 
 def _drills_asked(config: pytest.Config) -> int | None:

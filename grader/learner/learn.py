@@ -183,7 +183,8 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
         raise UsageError(f"drill {drill_id} has no test file at {course_module.test_file(root, drill_id)}")
     with tempfile.TemporaryDirectory(prefix="torchdrill-check-") as tmp:
         args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
-                "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0)]
+                "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
+                "--public-examples"]  # what a learner can replay, even with a secret in the environment
         try:
             with _breakpoints_for_check():
                 results = run_grading(root, submission, Path(tmp) / "results.json", args)

@@ -12,6 +12,7 @@ is handed in as a ``.zip`` (every tenth as a zip of a handout folder,
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -20,6 +21,14 @@ from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO
 
 KINDS = ("reference", "stubs", "half", "mutant")
+# A class is graded officially: examples drawn from a course secret (``grader.core.secret``).
+CLASS_SECRET = "torchdrill-tests-class-secret-0001"
+
+
+def with_secret(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's) with the class's course secret in it."""
+    return {**(os.environ if env is None else env), "TORCHDRILL_SECRET": CLASS_SECRET}
+
 MUTANTS = REPO / "grader" / "tests" / "mutants"
 # Mutants a quick grading (at most 25 examples per property) always catches: class tests grade
 # with the quick profile and expect every mutant student to lose points. (Some of the corpus

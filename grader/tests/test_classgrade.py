@@ -28,7 +28,7 @@ from grader.classroom.gradebook import Gradebook
 from grader.core import results as results_module
 from grader.core.results import Results
 from grader.sandbox import confine
-from grader.tests.classroom import make_class
+from grader.tests.classroom import CLASS_SECRET, make_class, with_secret
 from grader.tests.grading import REPO, exercise, grade_process
 from grader.tests.shared import shared
 
@@ -40,9 +40,11 @@ NOT_SUBMISSIONS = {"junk": "not a readable zip", "empty": "is empty", "nested": 
 
 
 def grade_all(*args: str, timeout: float = 600, env: dict[str, str] | None = None,
-              ) -> subprocess.CompletedProcess[str]:
+              secret: bool = True) -> subprocess.CompletedProcess[str]:
+    """``grade-all ARGS``, with the class's course secret unless ``secret`` is False."""
     return subprocess.run([sys.executable, "-m", "grader", "grade-all", *args, "--course", str(REPO)],
-                          capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env)
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO,
+                          env=with_secret(env) if secret else env)
 
 
 def merge(*args: str) -> subprocess.CompletedProcess[str]:
@@ -134,9 +136,12 @@ def test_grade_all_scores_as_grade_does(graded_class, tmp_path):
     outcome for every property, and the same counterexample."""
     student = next(s for s, kind in graded_class["kinds"].items() if kind == "mutant")
     submission = graded_class["root"] / "submissions" / student
-    proc = grade_process(submission, tmp_path, "--isolation", "sandbox", *QUICK, timeout=300)
+    secret_file = tmp_path / "secret"
+    secret_file.write_text(CLASS_SECRET)
+    proc = grade_process(submission, tmp_path / "alone", "--isolation", "sandbox", *QUICK,
+                         "--secret-file", str(secret_file), timeout=300)
     assert proc.returncode == 0, proc.stderr
-    alone = json.loads((tmp_path / "results.json").read_text())
+    alone = json.loads((tmp_path / "alone" / "results.json").read_text())
     in_class = current(graded_class["out"])[student]
     assert alone["score"] == in_class["score"]
     for eid in ONLY:
@@ -193,6 +198,28 @@ def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):
     args = [str(tmp_path / a) if a in ("nowhere", "x") else a for a in args]
     proc = grade_all(*args, timeout=60)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_a_class_is_graded_only_with_a_secret_or_on_purpose_without(tmp_path):
+    """No course secret anywhere: grade-all says how to make one instead of grading with
+    examples every student can replay; a bad one is named; ``--public-examples`` grades."""
+    home = {k: v for k, v in os.environ.items() if k != "TORCHDRILL_SECRET"} | {
+        "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    folder = tmp_path / "submissions"
+    make_class(folder, 1, only=["tensors/one_hot"])
+    args = (str(folder), "--out", str(tmp_path / "out"), "--only", "tensors/one_hot",
+            "--profile", "torchdrill-quick", "--no-similarity")
+    refused = grade_all(*args, env=home, secret=False, timeout=60)
+    assert refused.returncode == 2 and "no course secret" in refused.stderr
+    assert "torchdrill secret" in refused.stderr and str(tmp_path / "config") in refused.stderr
+    bad = tmp_path / "bad-secret"
+    bad.write_text("short")
+    named = grade_all(*args, "--secret-file", str(bad), env=home, secret=False, timeout=60)
+    assert named.returncode == 2 and str(bad) in named.stderr and "16 characters" in named.stderr
+    public = grade_all(*args, "--public-examples", env=home, secret=False, timeout=300)
+    assert public.returncode == 0, public.stderr
+    graded = json.loads(next((tmp_path / "out" / "students").glob("*/results.json")).read_text())
+    assert graded["environment"]["examples"] == {"drawn": "public"}
 
 
 def test_a_grading_process_that_dies_costs_one_submission(tmp_path):
@@ -252,7 +279,7 @@ def test_kill_9_at_any_moment_then_rerun_loses_and_duplicates_nothing(graded_cla
     out = tmp_path / "out"
     db = out / "gradebook.sqlite"
     tag = uuid.uuid4().hex
-    env = {**os.environ, "TORCHDRILL_TEST_TAG": tag}
+    env = with_secret({**os.environ, "TORCHDRILL_TEST_TAG": tag})
     command = [sys.executable, "-m", "grader", "grade-all", str(folder), "--out", str(out),
                "--workers", "2", "--course", str(REPO), *QUICK]
     # Kill at once (maybe before the gradebook exists), after the first records, and

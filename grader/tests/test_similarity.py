@@ -16,7 +16,7 @@ import pytest
 from grader.classroom import similarity
 from grader.core import notebooks
 from grader.core.stubs import stub_source
-from grader.tests.classroom import disguise, drills
+from grader.tests.classroom import disguise, drills, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
 
@@ -101,7 +101,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         proc = subprocess.run([sys.executable, "-m", "grader", "grade-all", str(root / "submissions"),
                                "--out", str(root / "out"), "--course", str(REPO), "--workers", "2",
                                "--only", *ONLY, "--profile", "torchdrill-quick", "--no-shrink"],
-                              capture_output=True, text=True, timeout=600, cwd=REPO)
+                              capture_output=True, text=True, timeout=600, cwd=REPO, env=with_secret())
         return {"out": str(root / "out"), "returncode": proc.returncode, "log": proc.stdout + proc.stderr}
 
     return shared(tmp_path_factory, "similarity-class", make)

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader.contract.examples import wide
 from grader.contract.expect import assert_same, expect_raises
 from tests.properties import anchored
 from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, sampled, shapes
@@ -23,7 +24,7 @@ def labels_and_classes(draw, min_side=0, layouts=("contiguous",)):
     """Labels of 0-d to 4-d shape and integer dtype, with a num_classes that fits them,
     in a memory layout drawn from ``layouts`` (transposed, sliced out of a larger storage,
     expanded with stride 0: one_hot only reads its labels)."""
-    num_classes = draw(st.integers(1, 6))
+    num_classes = draw(st.integers(1, wide(6, official=16)))
     shape = draw(shapes(min_dims=0, max_dims=4, min_side=min_side, max_side=4))
     dtype = draw(sampled(INT_DTYPES))
     labels = draw(int_tensors(shape, 0, num_classes - 1, dtype=dtype))
