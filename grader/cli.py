@@ -2,7 +2,8 @@
 
 Every command lives in the layer it belongs to (``grader.grading.commands``:
 ``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``,
-``release``; ``grader.classroom.classgrade``: ``grade-all``, ``merge``) as a
+``release``; ``grader.classroom.classgrade``: ``grade-all``, ``merge``; ``autograder``:
+``gradescope-autograder``; ``course_secret``: ``secret``) as a
 ``cmd_*`` function of the parsed arguments returning the exit code. This module
 is the top of the package: nothing imports it.
 """
@@ -13,7 +14,7 @@ import argparse
 import sys
 
 import grader
-from grader.classroom import autograder, classgrade
+from grader.classroom import autograder, classgrade, course_secret
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_USAGE, UsageError
 from grader.grading import commands, options
 from grader.grading.run import GraderFailed
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     _grade_all(sub)
     _merge(sub)
     _gradescope_autograder(sub)
+    _secret(sub)
     return parser
 
 
@@ -267,3 +269,16 @@ def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:
                    help="the package index setup.sh installs torch's CPU build from (default: "
                         "PyTorch's CPU wheel index; PyPI's Linux torch pulls the CUDA packages)")
     g.set_defaults(run=autograder.cmd_gradescope_autograder)
+
+
+def _secret(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser(
+        "secret", help="make the course secret that official gradings draw examples from",
+        description="Write a new course secret (256 random bits, one line, readable by you only). "
+                    "grade-all and gradescope-autograder draw every property's examples from it, "
+                    "from wider ranges than the public tests: no student can replay them. It "
+                    "never replaces an existing secret.")
+    s.add_argument("--out", metavar="FILE",
+                   help="where to keep it (default: ~/.config/torchdrill/secret, or under "
+                        "$XDG_CONFIG_HOME; outside the course folder, so no release or push takes it)")
+    s.set_defaults(run=course_secret.cmd_secret)

@@ -51,10 +51,12 @@ import grader
 from grader.classroom import submissions
 from grader.core import notebooks
 from grader.core import results as results_module
+from grader.core import secret as secret_module
 from grader.core.course import exercise_tests, find_course
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.files import write_atomically
 from grader.core.results import Results
+from grader.core.secret import Secret
 from grader.core.sources import MAX_SOURCE_BYTES
 from grader.core.sources import read as read_source
 from grader.core.stubs import write_stubs
@@ -68,6 +70,7 @@ DEFAULT_ROOT = "/autograder"
 PAYLOAD = "torchdrill"  # the folder of the zip (/autograder/source/torchdrill) with our files
 CONFIG = "config.json"
 COURSE = "course"
+SECRET = "secret"  # the course secret (grader.core.secret), beside config.json
 VENV = "torchdrill-venv"  # under the root: /autograder/torchdrill-venv
 STUDENT = "submission"
 DEFAULT_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -143,8 +146,11 @@ def run_script() -> str:
 
 # ------------------------------------------------------------------ building the zip
 
-def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DEFAULT_TORCH_INDEX) -> list[str]:
-    """Write the autograder zip for ``course`` to ``out``; returns its member names."""
+def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DEFAULT_TORCH_INDEX,
+          secret: Secret | None = None) -> list[str]:
+    """Write the autograder zip for ``course`` to ``out``; returns its member names.
+    ``secret``: the course secret its gradings draw their examples from (root-only on
+    Gradescope, like the course: ``setup.sh``)."""
     torch_pin = _torch_pin(course / "constraints.txt")
     members: dict[str, tuple[bytes, int]] = {}  # name -> (bytes, mode)
     setup = SETUP_SH.replace("__TORCH_INDEX__", torch_index).replace("__TORCH__", torch_pin)
@@ -154,6 +160,8 @@ def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DE
     members[f"{PAYLOAD}/wheels/{name}"] = (wheel, 0o644)
     members[f"{PAYLOAD}/constraints.txt"] = ((course / "constraints.txt").read_bytes(), 0o644)
     members[f"{PAYLOAD}/{CONFIG}"] = ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), 0o644)
+    if secret is not None:
+        members[f"{PAYLOAD}/{SECRET}"] = ((secret.text + "\n").encode(), 0o600)
     for rel, data in _course_files(course).items():
         members[f"{PAYLOAD}/{COURSE}/{rel}"] = (data, 0o644)
     buffer = io.BytesIO()
@@ -250,14 +258,20 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
         raise UsageError(f"OUT must be a .zip file (Gradescope takes a zip): got {out}")
     isolation = args.isolation
     grading_args(course, args.only, 0, args.profile)  # an unknown --only drill stops here, not on Gradescope
+    drawn = secret_module.official(args.secret_file, args.public_examples)
     config = {"only": args.only or [], "profile": args.profile, "isolation": isolation,
-              "grading_options": options.pytest_args(args, isolation),
+              "grading_options": options.pytest_args(
+                  args, isolation, [o for o in options.GRADING if o is not options.SECRET_FILE]),
+              "examples": drawn.digest if drawn else "public",
               "drills": sorted(args.only or exercise_tests(course)),
               "made_by": f"torchdrill {grader.__version__}"}
-    names = build(course, out, config, args.torch_index)
+    names = build(course, out, config, args.torch_index, drawn)
     drills = config["drills"]
     print(f"autograder: {out} ({len(names)} files; {len(drills)} drill(s): "
           f"{', '.join(drills) if len(drills) <= 6 else ', '.join(drills[:6]) + ', ...'})")
+    print("examples: " + (f"official, from the course secret {drawn.source} ({drawn.digest}), inside "
+                          "the zip: share the zip with no student" if drawn else
+                          "public (--public-examples): every student can replay them"))
     print("upload it as a Gradescope programming assignment's autograder (Ubuntu base image); "
           "give it 2 GB of memory or more (the default 768 MB is tight for torch and the sandbox)")
     return EXIT_OK
@@ -326,8 +340,10 @@ def grade_submission(root: Path, config: dict[str, Any]) -> Results:
         folder = work / STUDENT
         submissions.unpack(submissions.pack(files), folder)
         os.chmod(work, 0o755)  # the sandbox's copy of it must stay reachable
+        secret_file = root / "source" / PAYLOAD / SECRET
         args = grading_args(course, config.get("only") or None, 0, config.get("profile"),
-                            list(config.get("grading_options") or []))
+                            [*(config.get("grading_options") or []),
+                             *(["--secret-file", str(secret_file)] if secret_file.is_file() else [])])
         results = run_grading(course, folder, work / "results.json", args)
         text = json.dumps(results).replace(json.dumps(str(folder))[1:-1], STUDENT)
         results = json.loads(text)

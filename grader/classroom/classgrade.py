@@ -364,7 +364,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         if refused:
             raise UsageError(refused)
     check_templates(course)  # a missing template is reported now, not after grading
-    drawn = official_secret(args)
+    drawn = secret_module.official(args.secret_file, args.public_examples)
     # The secret travels in the jobs (a cluster's machines have no file of it), not as a path.
     pytest_args = grading_args(course, args.only, 0, args.profile,
                                options.pytest_args(args, args.isolation,
@@ -411,23 +411,6 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         print(f"similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
               f"({found['seconds']:.1f} s; evidence, never a penalty: see class.html#similarity)")
     return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
-
-
-def official_secret(args: argparse.Namespace) -> Secret | None:
-    """The course secret of a class's grading: ``--secret-file``, ``TORCHDRILL_SECRET``, or
-    the one ``torchdrill secret`` keeps; with none, only ``--public-examples`` grades."""
-    if args.public_examples:
-        return None
-    given = secret_module.given(args.secret_file)
-    if given is not None:
-        return given
-    kept = secret_module.default_path()
-    if kept.exists():
-        return secret_module.read(kept)
-    raise UsageError(f"no course secret: an official grading draws examples no student has seen "
-                     f"from it. Make one with `torchdrill secret` (kept at {kept}), or give "
-                     f"--secret-file FILE or ${secret_module.ENV}; --public-examples grades with the "
-                     f"examples every student can replay")
 
 
 def pristine_stubs(course: Path) -> dict[str, str]:

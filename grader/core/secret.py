@@ -94,6 +94,25 @@ def given(secret_file: str | os.PathLike[str] | None,
     return None
 
 
+def official(secret_file: str | os.PathLike[str] | None, public_examples: bool,
+             environ: Mapping[str, str] = os.environ) -> Secret | None:
+    """The secret of an official grading (a class's, the Gradescope run's): the one given,
+    else the one ``torchdrill secret`` keeps; with none, only ``public_examples`` (the
+    instructor's explicit choice) grades, with the examples every student can replay."""
+    if public_examples:
+        return None
+    chosen = given(secret_file, environ)
+    if chosen is not None:
+        return chosen
+    kept = default_path(environ)
+    if kept.exists():
+        return read(kept)
+    raise UsageError(f"no course secret: an official grading draws examples no student has seen "
+                     f"from it. Make one with `torchdrill secret` (kept at {kept}), or give "
+                     f"--secret-file FILE or ${ENV}; --public-examples grades with the examples "
+                     f"every student can replay")
+
+
 def make() -> str:
     """A new secret: 256 random bits, as URL-safe text."""
     return _random.token_urlsafe(32)

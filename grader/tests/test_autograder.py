@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from grader.core import notebooks
+from grader.tests.classroom import CLASS_SECRET, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
 
@@ -34,7 +35,8 @@ def autograder_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
         out = folder / "autograder.zip"
         proc = subprocess.run([sys.executable, "-m", "grader", "gradescope-autograder", str(out),
                                "--course", str(REPO), "--only", DRILL, "--profile", "torchdrill-quick",
-                               "--no-shrink"], capture_output=True, text=True, timeout=120, cwd=REPO)
+                               "--no-shrink"], capture_output=True, text=True, timeout=120, cwd=REPO,
+                              env=with_secret())
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return str(out)
 
@@ -73,6 +75,8 @@ def test_the_zip_holds_the_scripts_a_wheel_and_the_course_with_its_secrets(autog
             "torchdrill/constraints.txt"} <= names
     assert "torchdrill/course/tests/training/test_gan.py" in names  # hidden tests go in: graded, after_published
     assert config["drills"] == [DRILL] and "--no-shrink" in config["grading_options"]
+    assert modes["torchdrill/secret"] == 0o600 and config["examples"].startswith("sha256:")
+    assert CLASS_SECRET not in json.dumps(config)
     assert 'torch==2.13.0' in setup and "chmod -R go-rwx" in setup and "-c \"$SOURCE/constraints.txt\"" in setup
     subprocess.run(["bash", "-n", "-c", setup], check=True)
     with zipfile.ZipFile(tmp_path / wheel_name) as wheel:
@@ -94,6 +98,7 @@ def test_a_py_submission_is_graded_with_every_test(autograder_zip, tmp_path):
     assert all(t["name"].startswith(f"{DRILL}: ") for t in result["tests"])
     details = json.loads((root / "results" / "torchdrill-results.json").read_text())
     assert details["environment"]["isolation"]["mode"] == "sandbox"
+    assert details["environment"]["examples"]["drawn"] == "secret"  # the zip's own secret
     assert details["submission"] == "submission"
 
 

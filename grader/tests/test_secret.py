@@ -205,3 +205,18 @@ def test_the_default_place_is_the_users_configuration(tmp_path):
     assert secret.default_path({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "torchdrill" / "secret"
     assert secret.default_path({"HOME": str(tmp_path)}) == tmp_path / ".config" / "torchdrill" / "secret"
     assert os.sep in str(secret.default_path())
+
+
+def test_the_secret_command_makes_one_and_keeps_it(tmp_path, capsys, monkeypatch):
+    from grader.cli import main
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert main(["secret"]) == 0
+    kept = tmp_path / "torchdrill" / "secret"
+    made = secret.read(kept)
+    said = capsys.readouterr().out
+    assert str(kept) in said and made.digest in said and made.text not in said
+    assert main(["secret"]) == 2 and "already holds a course secret" in capsys.readouterr().err
+    assert secret.read(kept) == made
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["secret", "--out", str(elsewhere)]) == 0 and secret.read(elsewhere) != made
