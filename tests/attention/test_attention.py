@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader.contract.examples import wide
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored
@@ -57,8 +58,8 @@ def attention_cases(draw, mask: str = "maybe", low: float = -3.0, high: float = 
     long example lean towards their simplest choice (here: no mask)."""
     use_mask = mask == "always" or (mask == "maybe" and draw(st.integers(0, 4)) > 0)
     batch = draw(shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
-    l_q, l_k = draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    d_k, d_v = draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    l_q, l_k = draw(st.integers(1, wide(4, official=9))), draw(st.integers(1, wide(4, official=9)))
+    d_k, d_v = draw(st.integers(1, wide(5))), draw(st.integers(1, wide(4)))
     drawn = draw(masks_for((*batch, l_q, l_k))) if use_mask else None
     query = draw(float_tensors((*batch, l_q, d_k), low=low, high=high))
     key = draw(float_tensors((*batch, l_k, d_k), low=low, high=high))
@@ -288,8 +289,8 @@ def test_subsequent_mask(impl, size):
 
 @st.composite
 def lengths_and_max(draw) -> tuple[torch.Tensor, int]:
-    max_len = draw(st.integers(0, 6))
-    batch = draw(st.integers(0, 5))
+    max_len = draw(st.integers(0, wide(6, official=12)))
+    batch = draw(st.integers(0, wide(5)))
     dtype = draw(st.sampled_from([torch.int64, torch.int32]))
     return draw(int_tensors((batch,), 0, max_len, dtype=dtype)), max_len
 

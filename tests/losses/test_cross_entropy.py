@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from grader.contract.examples import wide
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored
@@ -90,8 +91,8 @@ def ce_cases(draw, spatial: bool = False, weighted: bool = False, ignoring: bool
     (transposed/permuted, or a strided view of a NaN-filled storage).
 
     Shapes and options are drawn before the values: they shrink first."""
-    n = draw(st.integers(min_batch, 4), label="N")
-    c = draw(st.integers(min_classes, 5), label="C")
+    n = draw(st.integers(min_batch, wide(4)), label="N")
+    c = draw(st.integers(min_classes, wide(5, official=12)), label="C")
     dims = draw(shapes(min_dims=1, max_dims=2, min_side=1, max_side=3), label="d1..dk") if spatial else ()
     kwargs: dict[str, Any] = {}
     if len(reductions) > 1 or reductions[0] != "mean":

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from grader.contract.examples import wide
 from grader.contract.expect import expect_raises
 from tests.properties import anchored
 from tests.strategies import float_tensors, layouts
@@ -229,8 +230,8 @@ def far_from_origin_cases(draw) -> tuple[KnnCase, KnnCase]:
     offset = draw(st.sampled_from([1e9, 1e10]), label="offset")
     shift = torch.tensor(draw(st.lists(st.sampled_from([offset, -offset]), min_size=dim, max_size=dim),
                               label="signs of the shift"), dtype=torch.float64)
-    n = draw(st.integers(4, 10), label="N")
-    m = draw(st.integers(2, 5), label="M")
+    n = draw(st.integers(4, wide(10, official=40)), label="N")
+    m = draw(st.integers(2, wide(5)), label="M")
     coordinates = hnp.arrays(np.float64, (n + m, dim), elements=st.floats(-1, 1), unique=True)
     far = torch.from_numpy(draw(coordinates, label="points")) + shift
     near = far - shift  # exact: both sides of each subtraction are within a factor 2
