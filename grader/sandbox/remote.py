@@ -468,17 +468,18 @@ class SandboxedImplementation(Implementation):
         if "raise" in reply:
             raise _rebuild(reply["raise"], function)
         try:
-            # A call's answer lists the objects it was sent first (what became of them); a
-            # backward pass's answer holds new gradients only.
-            known = encoder.table if header["op"] != "backward" else []
-            decoder = wire.Decoder(reply.get("objects"), payload, known=known,
-                                   write_back=_WriteBack(targets or Targets(), self.allowed(function),
-                                                         self.mutations))
-            decoder.all_objects()
-            graph = reply.get("graph")
-            if graph:
-                self._attach(decoder, graph, encoder.table)
-            return decoder.value(reply.get("ok")), decoder
+            with wire.refusing_malformed():  # a forged frame is the worker's error, never the test's
+                # A call's answer lists the objects it was sent first (what became of them); a
+                # backward pass's answer holds new gradients only.
+                known = encoder.table if header["op"] != "backward" else []
+                decoder = wire.Decoder(reply.get("objects"), payload, known=known,
+                                       write_back=_WriteBack(targets or Targets(), self.allowed(function),
+                                                             self.mutations))
+                decoder.all_objects()
+                graph = reply.get("graph")
+                if graph:
+                    self._attach(decoder, graph, encoder.table)
+                return decoder.value(reply.get("ok")), decoder
         except wire.WireError as exc:
             self.sandbox.forget(self.exercise_id, rank)
             raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
@@ -572,8 +573,12 @@ class SandboxedImplementation(Implementation):
                 self.output.echo(reply)
                 if "raise" in reply:
                     raise _rebuild(reply["raise"], f"{name}() on gloo rank {rank}")
-                decoder = wire.Decoder(reply.get("objects"), payload)
-                results.append(decoder.value(reply.get("ok")))
+                try:
+                    with wire.refusing_malformed():
+                        results.append(wire.Decoder(reply.get("objects"), payload).value(reply.get("ok")))
+                except wire.WireError as exc:
+                    raise BrokenContract(f"{name}() on gloo rank {rank}: its answer broke the grading "
+                                         f"contract: {exc}") from None
             return results
         finally:
             kill_workers(ranks)
@@ -646,7 +651,8 @@ class _RankServer(Listener):
             worker.send({"all_done": True})
             return
         self._own(message.get("rank"))
-        value = wire.Decoder(message.get("objects", []), payload).value(message.get("value"))
+        with wire.refusing_malformed("a rank's message"):
+            value = wire.Decoder(message.get("objects", []), payload).value(message.get("value"))
         self._serve(message, self.rank, value, worker)
 
     def _own(self, rank: Any) -> None:

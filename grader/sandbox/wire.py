@@ -14,11 +14,21 @@ optimizers live in an *object table* and the tree refers to them by index
 and its optimizer is one object on both sides, and a student who returns the
 tensor they were given returns the grader's own tensor.
 
-Mutation travels back too. The worker answers with the table's state after the
-call (only what changed, judged by torch's version counters), and the grader
-writes it into its own objects in place: a gradient-averaging drill that fills
-``p.grad``, or a GAN step that moves two models and two optimizers, behaves as
-it does in-process.
+Mutation travels back too. The worker answers with the whole table's state after
+the call, every argument's bytes included (a write through a numpy view or
+``.data`` moves no version counter, so none is trusted), and the grader compares
+them with its own copies and writes what the spec allows into its own objects in
+place: a gradient-averaging drill that fills ``p.grad``, or a GAN step that moves
+two models and two optimizers, behaves as it does in-process.
+
+Aliasing travels as layout, not as bytes: an answer tensor that lies in the memory
+of an argument the worker was sent crosses as a *view* of that argument (its
+offset, dtype, shape and strides) and is rebuilt in the grader as a view of the
+grader's own copy, after that copy's write-back, so "returns a new tensor" gets
+the verdict it gets in-process. A view carries no bytes of its own, so it makes
+no claim about content; that it *is* a view is found by the worker's encoder from
+storage addresses read through torch's C methods, taken when this module is
+imported (before any submission code): see ``Encoder._view``.
 
 Anything else a student returns (a numpy array, an ``int`` subclass, a custom
 module) comes back as an ``Opaque`` stand-in that equals nothing, so the test
@@ -34,7 +44,8 @@ import json
 import math
 import socket
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -59,10 +70,36 @@ DTYPES: dict[str, torch.dtype] = {
 }
 _DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 _MODULE_INTERNALS = frozenset(vars(torch.nn.Module()))
+# Where a tensor's elements live, read through torch's C types, which no Python code can
+# patch ("immutable type"): taken at import, before a worker loads any submission.
+_untyped_storage = torch._C.TensorBase.untyped_storage
+_storage_offset = torch._C.TensorBase.storage_offset
+_element_size = torch._C.TensorBase.element_size
+_size = torch._C.TensorBase.size
+_stride = torch._C.TensorBase.stride
+_is_conj = torch._C.TensorBase.is_conj
+_is_neg = torch._C.TensorBase.is_neg
+_storage_ptr = torch._C.StorageBase.data_ptr  # type: ignore[attr-defined]  # not in torch's stubs
+# What decoding a malformed message raises besides ``WireError``: a table whose parts have
+# the wrong JSON types, numbers torch cannot take, structures nested past the stack.
+MALFORMED = (TypeError, IndexError, ValueError, KeyError, OverflowError, RecursionError,
+             RuntimeError, AttributeError)
 
 
 class WireError(Exception):
     """A message breaks the contract (bad tensor description, oversize, unknown tag)."""
+
+
+@contextmanager
+def refusing_malformed(what: str = "the answer") -> Iterator[None]:
+    """Turn any error that decoding ``what`` raises into a ``WireError``: a forged frame
+    is the sender's broken contract, never a failure of the test that reads it."""
+    try:
+        yield
+    except WireError:
+        raise
+    except MALFORMED as exc:
+        raise WireError(f"{what} is malformed ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
 class Opaque:
@@ -140,13 +177,12 @@ def _read_exact(sock: socket.socket, n: int) -> bytearray:
 class Encoder:
     """Turns values into a JSON tree, an object table and byte buffers."""
 
-    def __init__(self, *, strict: bool = True, known: Sequence[Any] = (),
-                 unchanged: Sequence[bool] = ()):
+    def __init__(self, *, strict: bool = True, known: Sequence[Any] = ()):
         """``strict``: raise ``TypeError`` for values that cannot cross (the grader's
         side: a test passed something the contract does not cover); otherwise
         encode them as opaque. ``known``: objects already in the other side's table,
-        in its order (the worker answers about the objects it was sent); those
-        flagged in ``unchanged`` are sent as ``{"k": "same"}``, without their bytes."""
+        in its order (the worker answers about the objects it was sent): each is sent
+        whole, and a new tensor in the memory of a known one crosses as its view."""
         self.strict = strict
         self.objects: list[dict[str, Any] | None] = [None] * len(known)
         self.buffers: list[memoryview] = []
@@ -154,7 +190,9 @@ class Encoder:
         self.optimizers = 0  # encoded: the other side builds each (the first import is dear)
         self.gpu = False  # a CUDA tensor was encoded: the other side must reach the GPU
         self._index: dict[int, int] = {id(obj): i for i, obj in enumerate(known)}
-        self._unchanged = list(unchanged) + [False] * (len(known) - len(unchanged))
+        self._regions = [(region, i) for i, obj in enumerate(known)
+                         if type(obj) in (torch.Tensor, torch.nn.Parameter)
+                         and not (_is_conj(obj) or _is_neg(obj)) and (region := _region(obj))]
         self.table: list[Any] = list(known)  # in table order; holding them keeps ids unique
 
     def value(self, v: Any, depth: int = 0) -> Any:
@@ -194,16 +232,41 @@ class Encoder:
         i = self._index.get(id(obj))
         if i is not None:
             if self.objects[i] is None:  # a known object: say what it holds now
-                self.objects[i] = {"k": "same"}
-                if not self._unchanged[i]:
-                    self.objects[i] = self._state(obj)
+                self.objects[i] = {"k": "pending"}
+                self.objects[i] = self._state(obj)
             return i
         i = len(self.objects)
         self._index[id(obj)] = i
         self.table.append(obj)
         self.objects.append({"k": "pending"})
-        self.objects[i] = self._state(obj)
+        view = self._view(obj) if self._regions and isinstance(obj, torch.Tensor) else None
+        self.objects[i] = view if view is not None else self._state(obj)
         return i
+
+    def _view(self, t: torch.Tensor) -> dict[str, Any] | None:
+        """``t`` as a view of the known tensor whose memory holds it, or None.
+
+        The addresses come from torch's C methods, taken at import: a submission can
+        patch ``torch.Tensor`` but not those. What stays on the worker's word is the
+        answer "no argument holds it": code that rewrites this encoder (reaching
+        ``grader.sandbox.wire`` through ``sys.modules`` or ``gc``, which the static scan
+        flags) could hide a view; it could never pass a copy off as one with other
+        values, since a view's values are the argument's."""
+        region = _region(t)
+        if region is None:
+            return None
+        device, lo, hi = region
+        for (their_device, start, end), j in self._regions:
+            if device != their_device or hi <= start or end <= lo:
+                continue
+            if not (start <= lo and hi <= end):
+                raise WireError("an answer tensor lies partly in an argument's memory")
+            out = self._tensor_entry(t)
+            out["view"] = {"of": j, "offset": lo - start, "conj": bool(_is_conj(t)),
+                           "neg": bool(_is_neg(t))}
+            self._grad(t, out)
+            return out
+        return None
 
     def _state(self, obj: Any) -> dict[str, Any]:
         if isinstance(obj, torch.Tensor):
@@ -212,22 +275,34 @@ class Encoder:
             return self._module(obj)
         return self._optimizer(obj)
 
+    def _tensor_entry(self, t: torch.Tensor) -> dict[str, Any]:
+        """What every tensor entry says: dtype, layout, device, autograd flags."""
+        if t.device.type != "cpu":
+            self.gpu = True
+        out: dict[str, Any] = {
+            "k": "tensor", "dtype": _DTYPE_NAMES.get(t.dtype), "shape": list(t.shape),
+            "stride": list(t.stride()), "device": t.device.type, "rg": bool(t.requires_grad),
+            "param": type(t) is torch.nn.Parameter, "nbytes": 0,
+        }
+        if out["dtype"] is None:
+            raise TypeError(f"a {t.dtype} tensor cannot cross the grading boundary")
+        return out
+
+    def _grad(self, t: torch.Tensor, out: dict[str, Any]) -> None:
+        if t.is_leaf and t.grad is not None:
+            out["grad"] = self.value(t.grad)
+
     def _tensor(self, t: torch.Tensor) -> dict[str, Any]:
         data = t.detach()
         if data.is_conj() or data.is_neg():
             data = data.resolve_conj().resolve_neg()
         if data.device.type != "cpu":
-            self.gpu = True
             data = data.cpu()
+        out = self._tensor_entry(t)
         shape, stride = list(data.shape), list(data.stride())
+        out["shape"], out["stride"] = shape, stride
         span = _span(shape, stride)
-        out: dict[str, Any] = {
-            "k": "tensor", "dtype": _DTYPE_NAMES.get(t.dtype), "shape": shape, "stride": stride,
-            "device": t.device.type, "rg": bool(t.requires_grad),
-            "param": type(t) is torch.nn.Parameter, "nbytes": span * data.element_size(),
-        }
-        if out["dtype"] is None:
-            raise TypeError(f"a {t.dtype} tensor cannot cross the grading boundary")
+        out["nbytes"] = span * data.element_size()
         self.payload_bytes += out["nbytes"]
         if self.payload_bytes > MAX_PAYLOAD_BYTES:  # refused before a byte is copied
             raise WireError(f"the answer would hold {self.payload_bytes / 2**20:.0f} MiB of tensor "
@@ -237,8 +312,7 @@ class Encoder:
             # numpy's stubs give ndarray its __buffer__ only from Python 3.12 (mypy checks as 3.11)
             self.buffers.append(memoryview(flat.view(torch.uint8).numpy()))  # type: ignore[arg-type]
             out["buf"] = len(self.buffers) - 1
-        if t.is_leaf and t.grad is not None:
-            out["grad"] = self.value(t.grad)
+        self._grad(t, out)
         return out
 
     def _module(self, m: torch.nn.Module) -> dict[str, Any]:
@@ -324,6 +398,17 @@ def _class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def _region(t: torch.Tensor) -> tuple[str, int, int] | None:
+    """(device, first byte, end byte) of the memory ``t``'s elements lie in, read through
+    torch's C methods; None for a tensor with no elements."""
+    span = _span(_size(t), _stride(t))
+    if not span:
+        return None
+    size = _element_size(t)
+    start = _storage_ptr(_untyped_storage(t)) + _storage_offset(t) * size
+    return str(t.device), start, start + span * size
+
+
 def _span(shape: Sequence[int], stride: Sequence[int]) -> int:
     """Storage elements a strided tensor touches (0 when it is empty)."""
     if 0 in shape:
@@ -347,22 +432,32 @@ class Decoder:
     """Rebuilds values from a header and payload, checking every tensor.
 
     ``known`` are this side's objects for the first table entries (the ones it
-    sent): an entry that says ``{"k": "same"}`` resolves to the object itself, and
-    any other entry is written into it (``write_back``) instead of making a new one.
+    sent): every such entry says what the object holds now (its bytes: nothing is
+    taken as "unchanged" on the sender's word), and is written into it
+    (``write_back``) instead of making a new one; a tensor entry that is a ``view``
+    of one of them is rebuilt in its memory (``_view``).
     ``device`` moves rebuilt tensors to the device they came from, if it exists here.
     """
 
     def __init__(self, objects: object, payload: bytearray | memoryview, *, known: Sequence[Any] = (),
                  write_back: Callable[[Any, Any], None] | None = None,
-                 recorder: Callable[[int], Any] | None = None):
+                 recorder: Callable[[int], Any] | None = None, trusted: bool = False):
         """``recorder(i)``: the hook to put on module ``i`` where the sender had a recorder
-        (a worker's hook reports to the grader); without it, recorders are not rebuilt."""
+        (a worker's hook reports to the grader); without it, recorders are not rebuilt.
+        ``trusted``: the message is the grader's own (a worker reading its request), so its
+        modules are rebuilt as they are; otherwise each must be plausible beside ``known``
+        (``_Plausible``)."""
+        self._plausible: _Plausible | None = None if trusted else _Plausible.of(known)
         if not isinstance(objects, list):
             raise WireError("the object table is not a list")
         self._entries = objects
         self._payload = payload
         self._buffer_offsets = _offsets(payload, objects)
         self._known = list(known)
+        if len(objects) < len(self._known):
+            raise WireError(f"the answer describes {len(objects)} objects of the "
+                            f"{len(self._known)} it was sent")
+        self._returned: dict[int, torch.Tensor] = {}  # a known tensor as it came back
         self._write_back = write_back
         self._recorder = recorder
         self.objects: list[Any] = [_UNBUILT] * len(objects)
@@ -400,7 +495,10 @@ class Decoder:
                 raise WireError(f"bad float {body!r}")
             return float(body)
         if tag == "size":
-            return torch.Size([_int(x) for x in _list(body)])
+            sizes = [_int(x) for x in _list(body)]
+            if len(sizes) > MAX_DIMS or not all(0 <= x < 2**63 for x in sizes):
+                raise WireError(f"bad size {str(sizes)[:80]}")  # torch.Size takes them, its repr does not
+            return torch.Size(sizes)
         if tag == "dtype":
             if body not in DTYPES:
                 raise WireError(f"dtype {body!r} is not allowed")
@@ -428,11 +526,6 @@ class Decoder:
         if type(entry) is not dict:
             raise WireError(f"object {i} is not described")
         known = self._known[i] if i < len(self._known) else None
-        if entry.get("k") == "same":
-            if known is None:
-                raise WireError(f"object {i} says 'same' but was never sent")
-            self.objects[i] = known
-            return known
         new: torch.Tensor | torch.nn.Module | torch.optim.Optimizer
         if entry.get("k") == "tensor":
             new = self._tensor(entry)
@@ -442,6 +535,8 @@ class Decoder:
             new = self._optimizer(entry)
         else:
             raise WireError(f"object {i} has unknown kind {entry.get('k')!r}")
+        if isinstance(new, torch.Tensor) and isinstance(known, torch.Tensor):
+            self._returned[i] = new
         if known is not None and self._write_back is not None:
             self._write_back(known, new)
             new = known
@@ -455,6 +550,24 @@ class Decoder:
         shape, stride = [_int(x) for x in _list(e.get("shape"))], [_int(x) for x in _list(e.get("stride"))]
         if len(shape) > MAX_DIMS or len(stride) != len(shape) or min(shape + stride, default=0) < 0:
             raise WireError(f"bad tensor shape {shape} / strides {stride}")
+        if "view" in e:
+            t = self._view(e["view"], dtype, shape, stride, e.get("device"))
+        else:
+            t = self._bytes(e, dtype, shape, stride)
+        if e.get("param"):
+            t = torch.nn.Parameter(t, requires_grad=bool(e.get("rg")))
+        elif e.get("rg") and (dtype.is_floating_point or dtype.is_complex):
+            t.requires_grad_(True)
+        if "grad" in e:
+            grad = self.value(e["grad"])
+            if not isinstance(grad, torch.Tensor) or grad.shape != t.shape or grad.dtype != t.dtype:
+                raise WireError("a gradient does not match its tensor's shape and dtype")
+            t.grad = grad
+        return t
+
+    def _bytes(self, e: dict[str, Any], dtype: torch.dtype, shape: list[int],
+               stride: list[int]) -> torch.Tensor:
+        """A tensor over its own bytes in the payload."""
         span = _span(shape, stride)
         itemsize = dtype.itemsize
         nbytes = _int(e.get("nbytes"))
@@ -463,6 +576,7 @@ class Decoder:
                             f"announced, {span * itemsize} needed")
         if nbytes > MAX_PAYLOAD_BYTES:
             raise WireError(f"a tensor of {nbytes / 2**20:.0f} MiB is over the limit")
+        t: torch.Tensor
         if span == 0:
             t = torch.empty_strided(shape, stride, dtype=dtype)
         else:
@@ -475,15 +589,42 @@ class Decoder:
             if not torch.cuda.is_available():  # never quietly on the CPU: a test asked for the GPU
                 raise WireError("a CUDA tensor, where this process has no CUDA device")
             t = t.cuda()
-        if e.get("param"):
-            t = torch.nn.Parameter(t, requires_grad=bool(e.get("rg")))
-        elif e.get("rg") and (dtype.is_floating_point or dtype.is_complex):
-            t.requires_grad_(True)
-        if "grad" in e:
-            grad = self.value(e["grad"])
-            if not isinstance(grad, torch.Tensor) or grad.shape != t.shape or grad.dtype != t.dtype:
-                raise WireError("a gradient does not match its tensor's shape and dtype")
-            t.grad = grad
+        return t
+
+    def _view(self, v: Any, dtype: torch.dtype, shape: list[int], stride: list[int],
+              device: Any) -> torch.Tensor:
+        """A tensor in the memory of known tensor ``v["of"]``, ``v["offset"]`` bytes into
+        the bytes that came back for it, rebuilt in this side's copy of it after its
+        write-back (in-process, the answer is a view of the caller's tensor, which the
+        argument guard has restored by then). Where that copy no longer has the layout
+        that came back (a reshaped argument the spec lets change, written back as a new
+        tensor, or one it does not, left as it was), in the copy that came back."""
+        if type(v) is not dict:
+            raise WireError("a view is not described")
+        j, offset = _int(v.get("of")), _int(v.get("offset"))
+        if not 0 <= j < len(self._known) or not isinstance(self._known[j], torch.Tensor):
+            raise WireError(f"a view of object {j}, which is no tensor this side sent")
+        base = self.obj(j)
+        returned = self._returned.get(j)
+        if returned is None or not isinstance(base, torch.Tensor):
+            raise WireError(f"a view of object {j}, which came back as no tensor")
+        room = _span(returned.shape, returned.stride()) * returned.element_size()
+        nbytes = _span(shape, stride) * dtype.itemsize
+        if not nbytes or offset < 0 or offset + nbytes > room:
+            raise WireError(f"a view of {nbytes} bytes at {offset} in an argument of {room} bytes")
+        same = (base.dtype, base.shape, base.stride()) == (returned.dtype, returned.shape, returned.stride())
+        home = base if same else returned
+        if home.device.type != device:
+            raise WireError(f"a {device} view of a {home.device.type} tensor")
+        start = home.storage_offset() * home.element_size() + offset
+        if start % dtype.itemsize:
+            raise WireError(f"a {dtype} view at byte {start}, not a multiple of its element size")
+        t = torch.empty(0, dtype=dtype, device=home.device)
+        t.set_(home.untyped_storage(), start // dtype.itemsize, shape, stride)
+        if v.get("neg"):
+            t = torch._neg_view(t)
+        if v.get("conj"):
+            t = t.conj()
         return t
 
     def _module(self, e: dict[str, Any], i: int) -> torch.nn.Module:
@@ -519,6 +660,8 @@ class Decoder:
             if child is not None and not isinstance(child, torch.nn.Module):
                 raise WireError(f"module child {name!r} is not a module")
             m._modules[name] = child
+        if self._plausible is not None:
+            self._plausible.check(m, cls.__name__, {id(t) for t in self._known})
         return m
 
     def _optimizer(self, e: dict[str, Any]) -> torch.optim.Optimizer:
@@ -544,6 +687,102 @@ class Decoder:
 
 
 _UNBUILT, _BUILDING = object(), object()
+
+# A module rebuilt from a worker's answer is built, and may be run, in the grader: its
+# settings and sizes must be plausible beside what the grader sent (``_Plausible``).
+MODULE_SCALE = 4  # a setting, or all modules' elements, up to this many times the sent ones
+MODULE_SETTING_FLOOR = 16  # settings up to this are plausible whatever was sent
+MODULE_ELEMENT_FLOOR = 4096  # and this many parameter and buffer elements in all
+
+
+class _Plausible:
+    """What an untrusted answer's modules may hold, judged against the objects the grader
+    sent (``known``), with no list of drills: every number among a module's settings at
+    most ``MODULE_SCALE`` times the largest setting or tensor size sent (or
+    ``MODULE_SETTING_FLOOR``), unless it is one the grader's own modules carry; the
+    parameters and buffers of all its modules together at most ``MODULE_SCALE`` times the
+    elements sent (or ``MODULE_ELEMENT_FLOOR``); and every new parameter or buffer dense
+    and non-overlapping (a stride-0 weight claims elements it does not carry).
+
+    A correct answer never needs more: a drill that returns a module builds it from the
+    modules and tensors it was given. What a property then runs in the grader (a returned
+    conv's forward) costs at most what those bounds allow, with a few elements of
+    parameters, never a 4096-channel conv over one stored number and a huge padding,
+    which no SIGALRM could interrupt."""
+
+    def __init__(self, numbers: frozenset[float], largest: float, elements: int):
+        self.numbers = numbers
+        self.setting = max(float(MODULE_SETTING_FLOOR), MODULE_SCALE * largest)
+        self.elements = max(MODULE_ELEMENT_FLOOR, MODULE_SCALE * elements)
+        self.counted: set[int] = set()  # parameters and buffers counted so far
+        self.held = 0
+
+    @classmethod
+    def of(cls, known: Sequence[Any]) -> _Plausible:
+        numbers: set[float] = set()
+        elements = 0
+        for obj in known:
+            if isinstance(obj, torch.Tensor):
+                numbers.update(obj.shape)
+                elements += obj.numel()
+            elif isinstance(obj, torch.nn.Module):
+                plain: type = type(obj)
+                allowed = settings_of(plain)
+                for name, value in vars(obj).items():
+                    if name in allowed and _plain(value):
+                        numbers.update(_numbers(value))
+        finite = [abs(n) for n in numbers if math.isfinite(n)]
+        return cls(frozenset(numbers), max(finite, default=0.0), elements)
+
+    def check(self, m: torch.nn.Module, name: str, known: set[int]) -> None:
+        """Refuse ``m`` (a ``name``) unless it is plausible; count its elements."""
+        plain: type = type(m)  # a plain type, for functools.cache's Hashable (as in _module)
+        allowed = settings_of(plain)
+        for setting, value in vars(m).items():
+            if setting in allowed:
+                for n in _numbers(value):
+                    if n not in self.numbers and not abs(n) <= self.setting:
+                        raise WireError(
+                            f"a {name} came back with {setting}={value!r}: over {self.setting:g}, the "
+                            f"larger of {MODULE_SETTING_FLOOR} and {MODULE_SCALE} times the largest "
+                            "setting or size the grader sent (no drill's answer is bigger than what "
+                            "it was given)")
+        for kind, tensors in (("parameter", m._parameters), ("buffer", m._buffers)):
+            for tname, t in tensors.items():
+                if t is None or id(t) in self.counted:
+                    continue
+                if id(t) not in known and not _dense(list(t.shape), list(t.stride())):
+                    raise WireError(f"the {name} {kind} {tname!r} (shape {list(t.shape)}, strides "
+                                    f"{list(t.stride())}) overlaps itself or has gaps: a module's "
+                                    "parameters and buffers must be dense")
+                self.counted.add(id(t))
+                self.held += t.numel()
+        if self.held > self.elements:
+            raise WireError(f"the answer's modules hold {self.held} parameter and buffer elements: "
+                            f"over {self.elements}, the larger of {MODULE_ELEMENT_FLOOR} and "
+                            f"{MODULE_SCALE} times what the grader sent")
+
+
+def _numbers(value: Any) -> list[float]:
+    """The numbers in a plain setting (``_plain``): ints and floats, never bools."""
+    if type(value) in (int, float):
+        return [value]
+    if type(value) in (tuple, list):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+def _dense(shape: list[int], stride: list[int]) -> bool:
+    """Whether a strided layout covers its span exactly once: some order of its dims is
+    contiguous (an empty tensor is)."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for step, size in sorted((st, sz) for sz, st in zip(shape, stride) if sz != 1):
+        if step != expected:
+            return False
+        expected *= size
+    return True
 
 
 def _offsets(payload: bytearray | memoryview, objects: list[Any]) -> dict[int, int]:

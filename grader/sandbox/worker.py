@@ -36,13 +36,13 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
+from types import FunctionType, ModuleType
 from typing import Any
 
 import torch
 
-from grader.contract import harness
+from grader.contract import effects, harness
 from grader.contract.call import guarded_call
-from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden, ForbiddenUse
 from grader.contract.impl import Implementation
 from grader.core import files
@@ -80,6 +80,9 @@ def zygote(control: socket.socket, warm: bool) -> None:
     workers, sharing their controller's zygote). Only the digest is kept here, as the
     workers forked from this process could read anything in its memory.
     """
+    sealed = confine.seal_scratch()  # first: the zygote holds CAP_SYS_ADMIN for this alone
+    if sealed is not None:
+        print(f"zygote: {sealed}", file=sys.stderr, flush=True)  # each worker reports it too
     if warm:
         _warm_up()
     confine.preload()
@@ -257,11 +260,18 @@ def _reap(clients: Iterable[_Client]) -> None:
 # ---------------------------------------------------------------- worker
 
 class _Captured:
-    """fd 1 or 2 redirected into an anonymous file, read back and emptied per request."""
+    """fd 1 or 2 redirected into an anonymous file, read back and emptied per request.
+
+    The file is an unnamed one in the worker's folder (the noexec scratch, in bubblewrap):
+    a memfd would be a file the worker writes that could be mapped as code, and seccomp
+    refuses memfds (``grader.sandbox.confine``)."""
 
     def __init__(self, fd: int):
         self.fd = fd
-        self.file = os.memfd_create(f"captured-{fd}")
+        try:
+            self.file = os.open(".", os.O_TMPFILE | os.O_RDWR, 0o600)
+        except OSError:  # a file system without O_TMPFILE (outside bubblewrap)
+            self.file = os.memfd_create(f"captured-{fd}")
         os.dup2(self.file, fd)
 
     def take(self) -> str:
@@ -311,20 +321,28 @@ class Worker:
             self._exit(0)
 
     def serve(self) -> None:
+        """Answer requests until the grader closes the socket. What a request changed of
+        the global state a drill may not touch is read here, by this loop's own locals,
+        taken before any submission code ran (``grader.contract.effects``): the snapshot is
+        immutable and the sentences go straight into the answer, through no object a
+        submission could reach and empty."""
+        watched, snapshot, changes = effects.WATCHED, effects.snapshot, effects.changes
         while True:
             try:
                 header, payload = wire.receive(self.sock)
             except EOFError:
                 return
             self.cpu = follow_cpu(header.get("cpu"), self.cpu)
+            before = snapshot(watched)
             try:
                 answer, buffers = self.handle(header, payload)
             except BaseException as exc:  # noqa: BLE001 - every outcome goes back as data
                 answer, buffers = {"raise": self._exception(exc)}, []
+            said = changes(before, watched)
             sys.stdout.flush()
             sys.stderr.flush()
             answer["stdout"], answer["stderr"] = (c.take() for c in self.captured)
-            answer["effects"] = list(self.impl.effects)
+            answer["effects"] = said
             with _SEND_LOCK:
                 try:
                     wire.send(self.sock, answer, buffers)
@@ -333,18 +351,16 @@ class Worker:
 
     def handle(self, header: dict[str, Any], payload: memoryview) -> tuple[dict[str, Any], list]:
         channel = _Channel(self.sock)
-        decoder = wire.Decoder(header.get("objects", []), payload,
+        decoder = wire.Decoder(header.get("objects", []), payload, trusted=True,  # the grader's
                                recorder=lambda index: _RemoteBatchSizes(channel, index))
         sent = decoder.all_objects()
-        versions = [_versions(o) for o in sent]
         op = header["op"]
         self.function = f"{header.get('name', 'the submission')}()"
-        self.impl.effects = []
         if op == "backward":
             return self._backward(header, decoder)
         if op == "call":
-            result = self.impl.invoke(header["name"], decoder.value(header["args"]),
-                                       decoder.value(header["kwargs"]))
+            result = self.impl.run(header["name"], decoder.value(header["args"]),
+                                   decoder.value(header["kwargs"]))  # serve observes the effects
         elif op == "rank":
             result = self._rank(header, decoder.value(header["args"]), channel)
         elif op == "gloo":
@@ -355,7 +371,7 @@ class Worker:
                 header["world"], header["init_file"], header["p2p"])
         else:
             raise wire.WireError(f"unknown request {op!r}")
-        return self._answer(result, sent, versions)
+        return self._answer(result, sent)
 
     def _rank(self, header: dict[str, Any], args: list[Any], channel: _Channel) -> Any:
         """One rank of a rank run: every rank is a worker of its own, so ranks share no
@@ -380,18 +396,19 @@ class Worker:
                 channel.tell({"rank_done": rank})
 
         channel.expect_answers()
-        with observed(self.impl.effects):
-            runner = threading.Thread(target=run, name=f"rank-{rank}", daemon=True)
-            runner.start()
-            channel.route()
-            runner.join()
+        runner = threading.Thread(target=run, name=f"rank-{rank}", daemon=True)
+        runner.start()
+        channel.route()
+        runner.join()
         if "error" in outcome:
             raise outcome["error"]
         return outcome["result"]
 
-    def _answer(self, result: Any, sent: list[Any], versions: list[Any]) -> tuple[dict[str, Any], list]:
-        encoder = wire.Encoder(strict=False, known=sent,
-                               unchanged=[_versions(o) == v for o, v in zip(sent, versions)])
+    def _answer(self, result: Any, sent: list[Any]) -> tuple[dict[str, Any], list]:
+        """The call's result, and every object it was sent as it is now, bytes and all: the
+        grader compares them with its own copies (version counters miss writes through
+        numpy or ``.data``). An answer tensor in an argument's memory goes as its view."""
+        encoder = wire.Encoder(strict=False, known=sent)
         node = encoder.value(result)
         for obj in sent:  # what the call did to its arguments goes back too
             encoder.ref(obj)
@@ -480,7 +497,7 @@ class _Channel:
         answer, payload = self.answers.get()
         if "error" in answer:
             raise harness.CollectiveMismatch(str(answer["error"]))
-        return wire.Decoder(answer.get("objects", []), payload).value(answer.get("value"))
+        return wire.Decoder(answer.get("objects", []), payload, trusted=True).value(answer.get("value"))
 
     def route(self) -> None:
         """Hand the grader's answers to the rank's call until it says the rank is done."""
@@ -571,14 +588,6 @@ def _safe_str(exc: BaseException) -> str:
         return f"({type(exc).__name__} whose message cannot be shown)"
 
 
-def _versions(obj: Any) -> Any:
-    """What says whether a sent tensor changed during the call."""
-    if isinstance(obj, torch.Tensor):
-        grad = obj.grad if obj.is_leaf else None
-        return (obj._version, obj.requires_grad, id(grad), None if grad is None else grad._version)
-    return object()  # modules and optimizers: always sent back
-
-
 def _make_scratch(path: Path) -> None:
     """A worker's folder on the scratch tmpfs (and its submission's folder there), made
     while this process is still root in the sandbox; the uid drop hands it over."""
@@ -635,8 +644,39 @@ def serve(sock: socket.socket, request: dict[str, Any]) -> None:
     if request.get("gpu"):  # before the armor asks CUDA too: a failed start warns only once
         hello["gpu"] = _gpu_problem()
     armor.install(dict(request.get("forbid") or {}), worker.refused)  # before any submission code
+    _seal_grader()
     wire.send(sock, hello)
     worker.serve()
+
+
+GRADER_PACKAGE = "grader"
+_SEALED_ATTRIBUTES = frozenset({"__defaults__", "__kwdefaults__"})
+
+
+def _seal_grader() -> None:
+    """Put the grader's own modules out of a submission's reach, before it is imported:
+    they leave ``sys.modules`` (this worker's code keeps what it imported), and an audit
+    hook, which cannot be removed, refuses to import any of them again and to rewrite the
+    defaults of their functions (where ``grader.contract.effects`` keeps its C readers).
+    Importing one fails as if it did not exist; the static scan flags the attempt
+    (``grader.grading.scan``)."""
+    prefix = GRADER_PACKAGE + "."
+    for name in [n for n in sys.modules if n == GRADER_PACKAGE or n.startswith(prefix)]:
+        del sys.modules[name]
+    # ``__main__`` is the launcher's script (grader.sandbox.launch), which holds the package
+    sys.modules["__main__"] = ModuleType("__main__")
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "import":
+            name = args[0] if args and isinstance(args[0], str) else ""
+            if name == GRADER_PACKAGE or name.startswith(prefix):
+                raise ModuleNotFoundError(f"No module named {name!r} (the grader's modules are not "
+                                          "available to a submission)", name=name)
+        elif event == "object.__setattr__" and len(args) > 1 and args[1] in _SEALED_ATTRIBUTES \
+                and type(args[0]) is FunctionType and str(args[0].__module__).startswith(prefix):
+            raise PermissionError("rewriting the grader's functions is not available to a submission")
+
+    sys.addaudithook(hook)
 
 
 def _gpu_problem() -> str:

@@ -47,7 +47,8 @@ from typing import Any, cast
 
 import pytest
 
-from grader.tests.grading import REPO, exercise, grade_process
+from grader.sandbox import confine
+from grader.tests.grading import REPO, exercise, grade_process, grade_properties
 from grader.tests.shared import shared
 
 ADVERSARIAL = Path(__file__).parent / "adversarial"
@@ -87,8 +88,21 @@ GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # trusted observation: the dispatcher, ranks that are processes, rank identity
     "ranks": (("aten_ops", "rank_shared_memory", "forge_rank"), ()),
     "forgeries": (("patch_guard", "module_forward"), ()),
+    # torch's twins of a forbidden API (its decompositions and references), and its source run again
+    "twins": (("twin_decomp", "twin_refs", "twin_nll", "twin_broadcast", "twin_pool", "source_reexec"), ()),
     # write-back, clean-up of what a worker leaves, and a full scratch disk
     "leftovers": (("steer_labels", "deep_tree", "fill_scratch"), ()),
+    # what a student built, run on the grader's side; native code of its own in the worker
+    "native": (("module_bomb", "native_code"), ()),
+    # the wire carries aliasing and content, not the worker's claims
+    "aliasing": (("view_answer", "numpy_write"), ()),
+}
+
+# attacks graded on one property of their drill, which must be lost (the drill's other
+# properties are passed on purpose: the attack answers right, with an effect it hides)
+PROPERTY_ATTACKS: dict[str, tuple[str, ...]] = {
+    "effects_tamper": ("test_global_random_state_is_untouched",
+                       "test_shuffled_folds_cut_the_seeded_permutation"),
 }
 
 # attacks whose exercise file is reached through a linked folder
@@ -106,6 +120,7 @@ OUTCOMES: dict[str, frozenset[str]] = {
     "setprofile_off": LOSES | NOT_THERE, "helper_thread": LOSES | NOT_THERE,
     "rank_shared_memory": LOSES | NOT_THERE, "forge_rank": LOSES | NOT_THERE,
     "module_forward": FAILED, "steer_labels": FAILED,
+    "twin_broadcast": LOSES | NOT_THERE, "twin_pool": LOSES | NOT_THERE,
 }
 
 
@@ -306,7 +321,7 @@ def test_corpus_is_complete():
     names = attack_names()
     assert len(names) >= 18, f"only {len(names)} attacks"
     grouped = [a for attacks, _ in GRADINGS.values() for a in attacks]
-    assert sorted(grouped) == names, "every attack folder is graded exactly once"
+    assert sorted([*grouped, *PROPERTY_ATTACKS]) == names, "every attack folder is graded exactly once"
     for attacks, _ in GRADINGS.values():
         targets = [attack_target(a) for a in attacks]
         assert len(set(targets)) == len(targets), f"{attacks} attack the same exercise"
@@ -320,7 +335,7 @@ def _param(attack: str):
     return pytest.param(attack, id=attack)
 
 
-@pytest.mark.parametrize("attack", [_param(a) for a in attack_names()])
+@pytest.mark.parametrize("attack", [_param(a) for a in attack_names() if a not in PROPERTY_ATTACKS])
 def test_attack_scores_zero(attack, tmp_path_factory):
     g = graded_for(attack, tmp_path_factory)
     target, control = attack_target(attack), control_of(g.name)
@@ -512,6 +527,31 @@ def check_helper_thread(g: Graded, report: str | None) -> None:
     _refused_as_forbidden(g, "helper_thread", "DistributedSampler")
 
 
+def check_twin_decomp(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_decomp", "torch.nn.functional.one_hot, which this drill forbids")
+
+
+def check_twin_refs(g: Graded, report: str | None) -> None:  # torch.layer_norm or native_layer_norm
+    _refused_as_forbidden(g, "twin_refs", "layer_norm, which this drill forbids")
+
+
+def check_twin_nll(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_nll", "torch.nn.functional.nll_loss, which this drill forbids")
+
+
+def check_twin_broadcast(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_broadcast", "torch.broadcast_shapes, which this drill forbids")
+
+
+def check_twin_pool(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_pool", "max_pool2d_with_indices, which this drill forbids")
+
+
+def check_source_reexec(g: Graded, report: str) -> None:
+    routes = dict(r.split("=", 1) for r in report.split(": ", 1)[1].split())
+    assert len(routes) == 12 and all(v.startswith("refused") for v in routes.values()), report
+
+
 def check_rank_shared_memory(g: Graded, report: str) -> None:
     assert "VERDICT=alone" in report, report
 
@@ -531,6 +571,29 @@ def check_steer_labels(g: Graded, report: str | None) -> None:
     assert "Tensor-likes are not equal" in text, text[:2000]
 
 
+def _message_of(g: Graded, attack: str, test: str) -> str:
+    record = next(t for t in records_of(g.results, attack_target(attack)) if t["name"] == test)
+    return record.get("message") or ""
+
+
+def check_channel_forge(g: Graded, report: str | None) -> None:
+    """Every call writes a forged frame first: every test that called is the worker's
+    error, never a failure or "the test could not check the result"."""
+    called = [t for t in records_of(g.results, "tensors/one_hot") if t["outcome"] != "not_run"]
+    assert called and all(t["outcome"] == "error" and "broke the grading contract" in (t["message"] or "")
+                          for t in called), [(t["name"], t["outcome"], t["message"][:200]) for t in called]
+
+
+def check_view_answer(g: Graded, report: str | None) -> None:
+    text = _message_of(g, "view_answer", "test_results_share_no_memory_with_the_arguments")
+    assert "shares memory with an argument" in text, text[:2000]  # not only the wrong shape
+
+
+def check_numpy_write(g: Graded, report: str | None) -> None:
+    text = _message_of(g, "numpy_write", "test_inputs_unchanged")
+    assert "in place" in text and "changed argument" in text, text[:2000]  # not only the wrong shape
+
+
 def check_deep_tree(g: Graded, report: str) -> None:
     assert "DEPTH=3000 FILES=2000" in report, report  # built, then removed (no canary found)
 
@@ -545,6 +608,25 @@ def check_fill_scratch(g: Graded, report: str) -> None:
         assert "kill-all=refused" in report, report
 
 
+def check_module_bomb(g: Graded, report: str | None) -> None:
+    text = messages(g.results, "nn/fuse_conv_bn")
+    assert "out_channels=4096" in text or "must be dense" in text, text[:2000]
+    spent = sum(t["duration_s"] for t in records_of(g.results, "nn/fuse_conv_bn"))
+    assert spent < 30, f"fuse_conv_bn's tests took {spent:.1f} s in all (the red team's bomb: 76 s)"
+
+
+def check_native_code(g: Graded, report: str) -> None:
+    assert "LOADED" not in report and "OPENED" not in report, report
+    on = layers_on(g.results)
+    if "bwrap" in on:  # the scratch is noexec: the loader cannot map a copied library as code
+        assert "copy-dlopen=refused(OSError" in report and "failed to map segment" in report, report
+        assert "copy-import=refused(ImportError" in report, report
+    if "seccomp" in on and not confine.gpu_devices():
+        assert "memfd=refused(PermissionError" in report, report
+    if "seccomp" in on:  # ctypes' calls through a CDLL raise no audit event: seccomp refuses it
+        assert "mq_open=refused(PermissionError: [Errno 1]" in report, report
+
+
 def check_os_exit_call(g: Graded, report: str | None) -> None:
     assert len(records_of(g.results, "tensors/one_hot")) > 1  # every test was graded, none stopped the rest
 
@@ -553,7 +635,7 @@ RIGHT_REASONS = {name.removeprefix("check_"): fn for name, fn in dict(globals())
                  if name.startswith("check_")}
 REPORTED = {"import_reference", "read_reference_disk", "frame_inspection", "gc_hunt", "other_student",
             "patch_pytest", "fork_bomb", "memory_hog", "network", "write_reports", "kill_zygote",
-            "shadowing", "recon", "rank_shared_memory", "deep_tree", "fill_scratch"}
+            "shadowing", "recon", "rank_shared_memory", "deep_tree", "fill_scratch", "source_reexec", "native_code"}
 
 
 @pytest.mark.parametrize("attack", [_param(a) for a in sorted(RIGHT_REASONS)])
@@ -561,6 +643,36 @@ def test_fails_for_the_right_reason(attack, tmp_path_factory):
     g = graded_for(attack, tmp_path_factory)
     report = report_of(g.results, attack_target(attack), attack) if attack in REPORTED else None
     RIGHT_REASONS[attack](g, report)
+
+
+# ------------------------------------------------------------------ one property
+
+def graded_property(attack: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Grade ``attack``'s drill, sandboxed, on its ``PROPERTY_ATTACKS`` only; results.json."""
+    def make(folder: Path) -> dict[str, Any]:
+        values = dict(zip(PLACEHOLDERS, (str(REPO), str(folder / "out"), str(folder / "submission"),
+                                         str(folder / "other"), f"tdadv-canary-{attack}")))
+        _copy_attack(attack, folder / "submission", values)
+        return grade_properties(folder / "submission", folder / "out",
+                                {attack_target(attack): list(PROPERTY_ATTACKS[attack])},
+                                "--no-shrink", "--isolation", "sandbox")
+    return shared(tmp_path_factory, f"adversarial-property-{attack}", make)
+
+
+def test_effects_tamper_loses_the_random_state_property(tmp_path_factory):
+    """A kfold that seeds the global generator and then tries every way to wipe the
+    worker's record of it (grader imports, patched torch names, the heap, sys.modules,
+    the stack) still loses the property that forbids the effect, and only that one."""
+    results = graded_property("effects_tamper", tmp_path_factory)
+    tests = {t["name"].split("[")[0]: t for t in records_of(results, "training/kfold")}
+    untouched = tests["test_global_random_state_is_untouched"]
+    assert untouched["outcome"] == "failed" and "global random generator" in untouched["message"], untouched
+    assert tests["test_shuffled_folds_cut_the_seeded_permutation"]["outcome"] == "passed"  # right folds
+    report = report_of(results, "training/kfold", "effects_tamper")
+    for refused in ("grader-import=refused(ModuleNotFoundError)", "worker-import=refused(ModuleNotFoundError)",
+                    "gc=refused(PermissionError)", "grader-modules=0 main-names=0 holders=0"):
+        assert refused in report, report
+    assert re.search(r"frames=modules-patched=[1-9]\d* defaults-set=0 defaults-refused=[1-9]", report), report
 
 
 # ------------------------------------------------------------------ a class

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import socket
 import struct
+from pathlib import Path
 from typing import cast
 
 import pytest
@@ -223,3 +224,259 @@ def test_a_module_carries_its_settings_and_nothing_else():
     with pytest.raises(wire.WireError, match="'_conv_forward', which is not one of its settings"):
         _decoded_with([["_conv_forward", 1]])
     assert _decoded_with([["groups", 1]]).groups == 1
+
+
+# ------------------------------------------------------------------ a call's answer: aliasing and content
+
+def _answered(fn, *args, allowed=frozenset(), mutations=None):
+    """``fn(*args)`` the way a sandboxed call runs it: the grader encodes ``args``, a
+    worker decodes them, calls ``fn`` and answers (``worker.Worker._answer``); the grader
+    decodes the answer against its own objects. Returns (answer, what was reported)."""
+    from grader.contract.arguments import Targets
+    from grader.sandbox import remote, worker
+
+    mutations = [] if mutations is None else mutations
+    sent = wire.Encoder(strict=True)
+    node = sent.value(list(args))
+    a, b = socket.socketpair()
+    with a, b:
+        wire.send(a, {"args": node, "objects": sent.objects}, sent.buffers)
+        header, payload = wire.receive(b)
+        decoder = wire.Decoder(header["objects"], payload)
+        theirs = decoder.all_objects()
+        result = fn(*decoder.value(header["args"]))
+        answer, buffers = worker.Worker._answer(cast(worker.Worker, _NoGraphs()), result, theirs)
+        wire.send(b, answer, buffers)
+        reply, reply_payload = wire.receive(a)
+    back = wire.Decoder(reply["objects"], reply_payload, known=sent.table,
+                        write_back=remote._WriteBack(Targets.of(args, {}), allowed, mutations))
+    back.all_objects()
+    return back.value(reply["ok"]), mutations
+
+
+class _NoGraphs:
+    calls, graphs = 0, None
+
+
+def _views(x):
+    return [x.view(-1), x.reshape(4, 6), x[1:, ::2], x.t(), x[0].expand(4, 12), x[1], x.view(torch.int32),
+            x.unsqueeze(0)[:, 1:, 3:]]
+
+
+@pytest.mark.parametrize("which", range(8))
+def test_an_answer_in_an_arguments_memory_is_a_view_of_the_graders_copy(which):
+    """Not a fresh tensor with the same values: "returns a new tensor" fails as it does
+    in-process. Each view has its layout, in the grader's own copy of the argument."""
+    base = torch.arange(48.0).reshape(4, 12)
+    x = base[1:3]  # the grader's argument is itself a view, at an offset
+    (got,), _ = _answered(lambda t: [_views(t)[which]], x)
+    want = _views(x)[which]
+    assert got.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+    assert (got.storage_offset(), got.stride(), got.shape, got.dtype) == \
+        (want.storage_offset(), want.stride(), want.shape, want.dtype)
+    assert torch.equal(got, want)
+
+
+def test_a_view_of_a_changed_argument_sees_what_the_grader_kept():
+    """Not allowed to change x: the grader's x keeps its values and the view shows them,
+    as in-process, where the argument guard puts x back under the returned view."""
+    x = torch.arange(4.0)
+
+    def halve_then_view(t):
+        t.mul_(0.5)
+        return t[1:]
+
+    got, said = _answered(halve_then_view, x)
+    assert said == ["changed argument 1 in place"] and torch.equal(x, torch.arange(4.0))
+    assert torch.equal(got, x[1:]) and got.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    got, said = _answered(halve_then_view, x, allowed=frozenset({"tensors"}))
+    assert not said and torch.equal(x, torch.arange(4.0) * 0.5) and torch.equal(got, x[1:])
+
+
+def _through_numpy(t):
+    t.numpy()[0] = 99
+    return t.clone()
+
+
+def _through_data(t):
+    t.data[0] = 99
+    return t.clone()
+
+
+@pytest.mark.parametrize("write", [_through_numpy, _through_data], ids=["numpy", "data"])
+def test_a_change_no_version_counter_sees_is_reported(write):
+    """Writes through numpy or ``.data`` move no version counter: the bytes are compared."""
+    x = torch.zeros(3)
+    got, said = _answered(write, x)
+    assert said == ["changed argument 1 in place"] and torch.equal(x, torch.zeros(3))
+    assert got[0] == 99 and got.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+def _known_tensor_answer(entry, payload=bytes(8), known=None):
+    known = [torch.zeros(2)] if known is None else known
+    return wire.Decoder(entry, bytearray(payload), known=known, write_back=wire.write_back).all_objects()
+
+
+@pytest.mark.parametrize("objects,payload,message", [
+    ([{"k": "same"}], b"", "unknown kind 'same'"),  # "unchanged" is never taken on the worker's word
+    ([], b"", "describes 0 objects of the 1"),
+    ([tensor_entry(), tensor_entry(buf=None, nbytes=0, view={"of": 0, "offset": 4})], bytes(8),
+     "8 bytes at 4 in an argument of 8"),
+    ([tensor_entry(), tensor_entry(buf=None, nbytes=0, view={"of": 0, "offset": -4})], bytes(8),
+     "at -4"),
+    ([tensor_entry(), tensor_entry(buf=None, nbytes=0, view={"of": 1, "offset": 0})], bytes(8),
+     "no tensor this side sent"),
+    ([tensor_entry(), tensor_entry(dtype="float64", shape=[1], buf=None, nbytes=0,
+                                   view={"of": 0, "offset": 4})], bytes(8), "at 4 in an argument"),
+])
+def test_forged_views_and_unchanged_claims_are_refused(objects, payload, message):
+    with pytest.raises(wire.WireError, match=message):
+        _known_tensor_answer([{k: v for k, v in e.items() if v is not None} for e in objects], payload)
+
+
+def test_a_size_torch_cannot_show_is_refused():
+    with pytest.raises(wire.WireError, match="bad size"):
+        _decode([], node={"size": [2**70]})
+
+
+def test_a_view_crosses_without_bytes_of_its_own():
+    x = torch.arange(4.0)
+    encoder = wire.Encoder(strict=False, known=[x])
+    encoder.value(x[1:])
+    entry = cast(dict, encoder.objects[1])
+    assert entry["view"] == {"of": 0, "offset": 4, "conj": False, "neg": False}
+    assert "buf" not in entry and encoder.payload_bytes == 0
+
+
+# ------------------------------------------------------------------ forged frames: a wire error, never the test's
+
+def _labels_entry():
+    return tensor_entry(dtype="int64", shape=[1], nbytes=8)
+
+
+_SAME_PARAM_TWICE = {"k": "optim", "cls": "torch.optim.sgd:SGD", "defaults": {"dict": []}, "state": [],
+                     "groups": [{"params": [0], "options": {"dict": []}}] * 2}
+_EMPTY_PAST_64_BITS = {k: v for k, v in tensor_entry(shape=[2**70, 0], stride=[1, 1], nbytes=0).items()
+                       if k != "buf"}
+_CHAIN = [{"k": "module", "cls": "torch.nn.modules.container:Sequential", "training": True, "attrs": [],
+           "recorders": [], "params": [], "buffers": [],
+           "children": [["0", {"obj": i + 2} if i < 2999 else None]]} for i in range(3000)]
+
+
+@pytest.mark.parametrize("reply,payload,raised", [
+    ({"ok": None, "objects": [_labels_entry()], "graph": 7}, bytes(8), TypeError),
+    ({"ok": None, "objects": [_labels_entry()], "graph": {"id": 1}}, bytes(8), KeyError),
+    ({"ok": {"obj": 1}, "objects": [_labels_entry(), tensor_entry(shape=[1], nbytes=4, buf=1, rg=True)],
+      "graph": {"id": 1, "outputs": [1], "inputs": [99]}}, bytes(64 + 4), IndexError),
+    ({"ok": {"obj": 1}, "objects": [_labels_entry(), _SAME_PARAM_TWICE]}, bytes(8), ValueError),
+    ({"ok": {"obj": 1}, "objects": [_labels_entry(), _EMPTY_PAST_64_BITS]}, bytes(8), TypeError),
+    ({"ok": {"device": "cuda:x"}, "objects": [_labels_entry()]}, bytes(8), RuntimeError),
+    ({"ok": {"obj": 1}, "objects": [_labels_entry(), *_CHAIN]}, bytes(8), RecursionError),
+], ids=["graph-number", "graph-without-outputs", "graph-input-outside", "param-in-two-groups",
+        "empty-past-64-bits", "bad-device", "modules-past-the-stack"])
+def test_a_forged_reply_is_the_workers_broken_contract(reply, payload, raised):
+    """Decoding a forged reply raises what is no ``WireError`` (``raised``, shown first); the
+    grader's call turns that into ``BrokenContract`` and drops the worker, as for any
+    malformed answer, instead of "the test could not check the result"."""
+    from grader.contract.forbid import Forbidden
+    from grader.core.outcomes import BrokenContract
+    from grader.sandbox import remote
+
+    with pytest.raises(raised):
+        decoder = wire.Decoder(reply["objects"], bytearray(payload), known=[torch.zeros(1, dtype=torch.long)])
+        decoder.all_objects()
+        remote.SandboxedImplementation._attach(cast(remote.SandboxedImplementation, None), decoder,
+                                               reply["graph"], []) if "graph" in reply else None
+        decoder.value(reply["ok"])
+
+    class Sandbox:
+        def __init__(self):
+            self.forgotten: list[str] = []
+
+        def request(self, *args, **kwargs):
+            return dict(reply), memoryview(bytearray(payload))
+
+        def forget(self, exercise, rank=None):
+            self.forgotten.append(exercise)
+
+    sandbox = Sandbox()
+    impl = remote.SandboxedImplementation(Path("."), "tensors/one_hot", Forbidden({}), cast(remote.Sandbox, sandbox))
+    with pytest.raises(BrokenContract, match=f"broke the grading contract.*{raised.__name__}"):
+        impl.one_hot(torch.zeros(1, dtype=torch.long))
+    assert sandbox.forgotten == ["tensors/one_hot"]
+
+
+# ------------------------------------------------------------------ modules the grader would build
+
+def _module_answer(answer: nn.Module, sent: list, *, trusted: bool = False) -> nn.Module:
+    """``answer`` as a worker returns it to a call the grader sent ``sent`` to: the grader's
+    objects first in the table, then what the answer adds; decoded as the grader does."""
+    grader = wire.Encoder(strict=True)
+    for obj in sent:
+        grader.value(obj)
+    worker = wire.Encoder(strict=False, known=grader.table)
+    node = worker.value(answer)
+    for obj in grader.table:
+        worker.ref(obj)
+    a, b = socket.socketpair()
+    with a, b:
+        wire.send(a, {"ok": node, "objects": worker.objects}, worker.buffers)
+        header, payload = wire.receive(b)
+    decoder = wire.Decoder(header["objects"], payload, known=grader.table, write_back=wire.write_back,
+                           trusted=trusted)
+    return decoder.value(header["ok"])
+
+
+def _fuse_inputs() -> list:
+    return [nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4)]
+
+
+def _bomb(channels: int = 4096, padding: int = 64, stride0: bool = True) -> nn.Conv2d:
+    """The red team's fused conv: many channels, a big padding, one stored number each."""
+    fused = nn.Conv2d(2, channels, 3, padding=padding)
+    if stride0:
+        one = torch.zeros(1)
+        fused.weight = nn.Parameter(one.expand_as(fused.weight))
+        fused.bias = nn.Parameter(one.expand(channels))
+    return fused
+
+
+def test_a_correct_module_answer_and_the_graders_own_modules_come_back():
+    """fuse_conv_bn's answer (a new conv with the sent settings and new dense parameters),
+    bigger modules the grader sent itself (a GAN's), and anything a worker reads from the
+    grader (trusted) are rebuilt as they are."""
+    conv, bn = _fuse_inputs()
+    fused = nn.Conv2d(2, 4, 3, padding=1)
+    fused.weight = nn.Parameter(torch.randn(4, 3, 3, 2).permute(0, 3, 1, 2))  # dense, not contiguous
+    got = _module_answer(fused, [conv, bn])
+    assert type(got) is nn.Conv2d and got.out_channels == 4 and torch.equal(got.weight, fused.weight)
+    generator = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 784))
+    assert type(_module_answer(generator, [generator])) is nn.Sequential
+    assert _module_answer(_bomb(), [], trusted=True).out_channels == 4096
+
+
+@pytest.mark.parametrize("answer, message", [
+    (_bomb(), "out_channels=4096: over 16"),
+    (_bomb(channels=8, padding=1), "parameter 'weight' .* overlaps itself or has gaps"),
+    (_bomb(channels=8, padding=100, stride0=False), r"padding=\(100, 100\): over 16"),
+    (nn.Conv2d(2, 16, 16), "hold 8208 parameter and buffer elements: over 4096"),
+], ids=["red-team-bomb", "stride-0-weight", "padding", "elements"])
+def test_an_implausible_module_answer_breaks_the_contract(answer, message):
+    """What the grader would build from an answer, and may run (a returned conv's forward,
+    one C++ call no alarm interrupts), is bounded by what it sent: settings at most 4 times
+    the largest it sent (or 16), all parameters and buffers at most 4 times its elements
+    (or 4096), and new ones dense (a stride-0 weight claims elements it does not carry)."""
+    with pytest.raises(wire.WireError, match=message):
+        _module_answer(answer, _fuse_inputs())
+
+
+def test_an_overlapping_parameter_is_refused_and_a_sliced_argument_is_not():
+    """The grader's own tensors come back in their own layout (a sliced conv weight);
+    only what the answer adds must be dense."""
+    conv, bn = _fuse_inputs()
+    conv.weight = nn.Parameter(torch.randn(4, 2, 3, 6)[..., ::2])  # the grader's, sliced
+    assert _module_answer(conv, [conv, bn]) is conv
+    overlapping = nn.Conv2d(2, 4, 3)
+    overlapping.weight = nn.Parameter(torch.randn(80).as_strided((4, 2, 3, 3), (9, 9, 3, 1)))
+    with pytest.raises(wire.WireError, match="overlaps itself or has gaps"):
+        _module_answer(overlapping, [conv, bn])

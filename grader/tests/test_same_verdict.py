@@ -1,0 +1,84 @@
+"""Same submission, same verdict, in every isolation mode.
+
+Each submission in ``same_verdict/`` (its README says what each does) aliases its
+arguments or changes them behind torch's back: an answer that is a view of ``x``, a
+write through ``x.numpy()`` or ``x.data``, an in-place write, and a correct control. Each
+is graded in-process (``--isolation none``) and sandboxed (``--isolation sandbox``);
+every property must end the same way in both. The sandbox learns aliasing and
+changes from what crosses the wire, never from the worker's say-so: before it did,
+a view answer passed "returns a new tensor" sandboxed and failed it in-process, and a
+numpy write passed "leaves its inputs unchanged" sandboxed.
+
+One drill (``tensors/repeat_interleave``, which has both properties), the quick
+profile and no shrinking keep it to about a second per grading.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.tests.grading import exercise, run_grade
+from grader.tests.shared import shared
+
+CORPUS = Path(__file__).parent / "same_verdict"
+DRILL = "tensors/repeat_interleave"
+MODES = ("none", "sandbox")
+# submission -> the properties it must lose (in both modes: the corpus does what it says)
+LOSES = {
+    "control": set(),
+    "view_answer": {"test_result_shares_no_memory_with_x"},
+    "numpy_write": {"test_inputs_unchanged"},
+    "data_write": {"test_inputs_unchanged"},
+    "inplace": {"test_inputs_unchanged"},
+}
+
+
+def submission_names() -> list[str]:
+    return sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def write_submission(name: str, folder: Path) -> Path:
+    """``folder``/``DRILL``.py: the common correct code, then ``name``'s twist."""
+    path = folder / f"{DRILL}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text((CORPUS / "_common.py").read_text() + "\n\n" + (CORPUS / name / "twist.py").read_text())
+    return folder
+
+
+def _grade_all(root: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """submission -> mode -> test name -> outcome (and its message, for the report)."""
+    graded: dict[str, dict[str, dict[str, str]]] = {}
+    for name in submission_names():
+        submission = write_submission(name, root / name / "submission")
+        for mode in MODES:
+            results = run_grade(submission, root / name / mode, "--isolation", mode, "--no-shrink",
+                                "--profile", "torchdrill-quick", "--only", DRILL, timeout=300)
+            graded.setdefault(name, {})[mode] = {
+                t["name"]: f"{t['outcome']}: {(t.get('message') or '')[:300]}"
+                for t in exercise(results, DRILL)["tests"]}
+    return graded
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return shared(tmp_path_factory, "same-verdict", _grade_all)
+
+
+def test_corpus_is_described():
+    readme = (CORPUS / "README.md").read_text()
+    assert sorted(LOSES) == submission_names()
+    assert not [n for n in submission_names() if f"`{n}`" not in readme]
+
+
+@pytest.mark.parametrize("name", submission_names())
+def test_same_verdict_in_process_and_sandboxed(graded, name):
+    inprocess, sandboxed = graded[name]["none"], graded[name]["sandbox"]
+    assert sorted(inprocess) == sorted(sandboxed)
+    differ = {test: (inprocess[test], sandboxed[test]) for test in inprocess
+              if inprocess[test].split(":", 1)[0] != sandboxed[test].split(":", 1)[0]}
+    assert not differ, f"{name}: in-process vs sandboxed verdicts differ: {differ}"
+    lost = {test for test, outcome in inprocess.items() if not outcome.startswith(("passed", "not_run"))}
+    assert lost == LOSES[name], f"{name} lost {sorted(lost)}, expected {sorted(LOSES[name])}: {inprocess}"
