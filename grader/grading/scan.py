@@ -36,10 +36,19 @@ STOPPED = "(scan stopped)"
 # Routes around a guard, flagged (``indirect``) in any drill that forbids something: the
 # worker refuses what it can (grader.sandbox.armor), and these tell the instructor where
 # a submission went looking for another way in.
+# torch's twins of its own API (``torch._refs``, ``torch._decomp``, ``torch._prims``) and the
+# ways to read its source and run it again (``torch.__file__`` stands for the file of any
+# torch module: ``fusion.__file__``, ``__spec__``, ``__loader__``) are routes too.
 ESCAPES = ("torch.ops", "torch._C", "torch.overrides", "torch.library", "sys.setprofile",
            "sys.settrace", "sys._getframe", "threading", "_thread", "concurrent.futures",
            "multiprocessing", "gc", "ctypes", "inspect", "builtins.exec",
-           "builtins.eval", "builtins.compile", "os.write", "socket")
+           "builtins.eval", "builtins.compile", "os.write", "socket",
+           "torch._refs", "torch._decomp", "torch._prims", "torch._prims_common",
+           "torch._meta_registrations", "torch.__file__", "runpy", "linecache", "importlib.util",
+           "importlib.machinery", "importlib.resources", "importlib.reload", "importlib.abc",
+           "pkgutil", "marshal")
+# Attributes that lead from a torch module to its files.
+_SOURCE_ATTRIBUTES = frozenset({"__file__", "__spec__", "__loader__", "__cached__", "__path__"})
 _BUILTIN_ESCAPES = {"exec": "builtins.exec", "eval": "builtins.eval", "compile": "builtins.compile"}
 _TENSOR = "torch.Tensor."
 _IMPORTERS = {"importlib.import_module", "builtins.__import__"}
@@ -199,7 +208,11 @@ def _bindings(tree: ast.AST) -> tuple[dict[str, str], list[str]]:
 
 def _escape(path: str) -> str | None:
     """The route around a guard that ``path`` takes (``torch.ops`` for
-    ``torch.ops.aten.one_hot``), or None."""
+    ``torch.ops.aten.one_hot``; ``torch.__file__`` for ``torch.nn.utils.fusion.__file__``),
+    or None."""
+    head, _, last = path.rpartition(".")
+    if last in _SOURCE_ATTRIBUTES and (head == "torch" or head.startswith("torch.")):
+        return "torch.__file__"
     return next((e for e in ESCAPES if path == e or path.startswith(e + ".")), None)
 
 

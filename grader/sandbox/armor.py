@@ -13,8 +13,17 @@ API unusable there for good, in every thread, by every route it knows:
   ``DisableTorchFunction`` all end there;
 - forbidden Python functions have their code replaced, forbidden classes their
   methods, forbidden names in their modules (and ``torch.Tensor``) are rebound;
+- so are their twins, torch's other Python routes to the same maths, found in torch's
+  own tables (``twins_of``): the decompositions and ``py_impl`` kernels registered for
+  the operators above (``torch._decomp.decompositions.one_hot``), the ``torch._refs``
+  function of the forbidden one (``torch._refs.nn.functional.nll_loss``), the private
+  helpers of those modules named after the operator (``torch._refs._broadcast_shapes``);
 - an audit hook, which cannot be removed, refuses what would reach or rewrite that
-  machinery from Python: gc's object walks, ctypes, writing ``/proc/self/mem``.
+  machinery from Python: gc's object walks, ctypes, writing ``/proc/self/mem``; and, in
+  a drill that forbids something, reading, compiling or running again the source (or
+  bytecode) of a file whose code the armor replaced (``_Sources``): running
+  ``torch/nn/utils/fusion.py`` afresh would make an unarmored copy of its functions.
+  torch's own imports of other modules, loaded lazily, still work.
 
 Every one of them calls ``report(name, hint)``, which tells the grader which API was
 used and ends the worker: a use cannot be caught and forgotten, because no code of
@@ -30,11 +39,14 @@ from __future__ import annotations
 
 import functools
 import importlib
+import linecache
 import os
+import re
 import sys
 import types
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -104,6 +116,129 @@ def kernels_of(name: str) -> tuple[str, ...]:
     return (name.rpartition(".")[2],)
 
 
+# Twins the tables cannot find, by hand: torch's primitives (``torch._prims``, ``torch.ops.prims``)
+# are operators of their own, registered for no aten operator. ``prims::broadcast_in_dim`` is
+# ``expand`` under another name (``torch._refs.expand`` is built on it).
+_BROADCASTS = ("prims::broadcast_in_dim",)
+PRIMS: dict[str, tuple[str, ...]] = {
+    **{f"torch.{name}": _BROADCASTS for name in ("broadcast_to", "broadcast_tensors")},
+    **{f"torch.Tensor.{name}": _BROADCASTS for name in ("broadcast_to", "expand", "expand_as")},
+}
+# Where torch keeps its Python twins of aten operators (decompositions, references, meta kernels).
+_TWIN_HOMES = ("torch._decomp", "torch._refs", "torch._prims", "torch._meta_registrations")
+
+
+def twins_of(name: str) -> list[types.FunctionType]:
+    """torch's other Python functions that compute the forbidden API ``name`` (canonical):
+    those registered for its aten operators (every decomposition table, ``py_impl``
+    kernels), its ``torch._refs`` function, the private helpers of those modules named
+    after it or its operators (``_nll_loss_nd``, ``_max_pool_nd_with_indices``), and every
+    function they wrap (``__wrapped__``: ``out_wrapper`` and the type-promotion wrapper
+    keep the original one there)."""
+    bases = kernels_of(name)
+    found: list[types.FunctionType] = []
+    for op in _operators(bases):
+        found += _twin_index().get(op, ())
+    found += _refs_of(name)
+    for stem in {_stem(base) for base in (*bases, name.rpartition(".")[2])}:
+        found += _helpers().get(stem, ())
+    return list({id(fn): fn for fn in _unwrapped(found)}.values())
+
+
+def _refs_of(name: str) -> list[types.FunctionType]:
+    """``torch._refs``' function for the API ``name`` (torch's own map, by object)."""
+    try:
+        ref = _refs_map().get(resolve(name))
+    except (ValueError, AttributeError, ImportError, TypeError):  # unknown, or not hashable
+        return []
+    return [ref] if isinstance(ref, types.FunctionType) else []
+
+
+def _unwrapped(functions: Iterable[types.FunctionType]) -> Iterable[types.FunctionType]:
+    """Each function and the ones it wraps (``__wrapped__`` chains)."""
+    for fn in functions:
+        link: Any = fn
+        for _ in range(16):  # a chain, not a cycle
+            if not isinstance(link, types.FunctionType):
+                break
+            yield link
+            link = getattr(link, "__wrapped__", None)
+
+
+def _stem(name: str) -> str:
+    """A name without its leading underscores and dimensionality, so helpers match their
+    operators: ``_max_pool_nd_with_indices`` and ``max_pool2d_with_indices`` are both
+    ``max_pool_with_indices``; ``_nll_loss_nd`` and ``nll_loss`` both ``nll_loss``."""
+    return re.sub(r"(_nd|(?<=pool)nd|[123]d)(?=_|$)", "", name.lstrip("_"))
+
+
+@functools.cache
+def _twin_index() -> dict[str, tuple[types.FunctionType, ...]]:
+    """aten overload (``aten::one_hot``, as ``_overloads`` spells them) -> the Python
+    functions torch registered for it: every kind of ``torch._decomp`` table (post- and
+    pre-autograd, meta) and the ``py_impl`` kernels of the overloads ``torch.ops.aten``
+    has built (``torch._decomp.decompositions.one_hot`` is only there). Built in the
+    zygote (``preload``): ~35 ms."""
+    import torch._decomp  # imported by ``import torch``: already loaded
+
+    index: dict[str, dict[int, types.FunctionType]] = {}
+    for table in torch._decomp.global_decomposition_table.values():
+        for op, fn in list(table.items()):
+            _index_twin(index, op, fn)
+    for packet in list(vars(torch.ops.aten).values()):
+        if isinstance(packet, torch._ops.OpOverloadPacket):
+            for op in list(vars(packet).values()):
+                if isinstance(op, torch._ops.OpOverload):
+                    for fn in list(op.py_kernels.values()):
+                        _index_twin(index, op, fn)
+    return {op: tuple(fns.values()) for op, fns in index.items()}
+
+
+def _index_twin(index: dict[str, dict[int, types.FunctionType]], op: Any, fn: Any) -> None:
+    """File ``fn`` under ``op`` if it is one of torch's Python functions."""
+    if isinstance(op, torch._ops.OpOverload) and isinstance(fn, types.FunctionType) \
+            and str(getattr(fn, "__module__", "")).startswith("torch."):
+        index.setdefault(op.name(), {})[id(fn)] = fn
+
+
+@functools.cache
+def _refs_map() -> dict[Any, Any]:
+    """torch's own map of its API to ``torch._refs`` (``torch.add`` -> ``torch._refs.add``)."""
+    from torch._prims.context import torch_to_refs_map
+
+    return dict(torch_to_refs_map())
+
+
+@functools.cache
+def _helpers() -> dict[str, tuple[types.FunctionType, ...]]:
+    """``_stem`` -> the functions defined in the modules of ``_TWIN_HOMES`` under that
+    stem, private helpers included (``torch._refs._broadcast_shapes`` does the work of
+    ``torch._refs.broadcast_shapes``)."""
+    index: dict[str, list[types.FunctionType]] = {}
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not module_name.startswith(_TWIN_HOMES):
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, types.FunctionType) and value.__module__ == module_name \
+                    and not attr.startswith("__"):
+                index.setdefault(_stem(attr), []).append(value)
+    return {stem: tuple(fns) for stem, fns in index.items()}
+
+
+def _refuse_twins(name: str, refuse: Callable[..., Any], refused: set[int],
+                  files: set[str]) -> list[str]:
+    """Replace the code of every twin of ``name`` not refused yet (``refused``: their ids),
+    adding the files they came from to ``files``."""
+    done = []
+    for fn in twins_of(name):
+        if id(fn) not in refused:
+            refused.add(id(fn))
+            files.add(fn.__code__.co_filename)
+            _refuse_code(fn, refuse)
+            done.append(f"{fn.__module__}.{fn.__qualname__} (twin of {name})")
+    return done
+
+
 def _operators(bases: tuple[str, ...]) -> list[str]:
     """Every overload of the aten operators ``bases`` this torch has."""
     index = _overloads()
@@ -125,8 +260,13 @@ def _overloads() -> dict[str, tuple[str, ...]]:
 
 
 def preload() -> None:
-    """What every worker's ``install`` needs, made once in the zygote before it forks."""
+    """What every worker's ``install`` needs, made once in the zygote before it forks:
+    the operator index and the twin tables (~20 ms)."""
     _overloads()
+    _twin_index()
+    _refs_map()
+    _helpers()
+    _refusing_code(())
 
 
 def install(hints: Mapping[str, str], report: Report) -> list[str]:
@@ -134,19 +274,32 @@ def install(hints: Mapping[str, str], report: Report) -> list[str]:
     instead, for good; then install the audit hook. Returns what was done, for the log."""
     done: list[str] = []
     keep: list[Any] = []  # what must stay alive: held by the audit hook, reachable from nowhere else
-    library = torch._C._dispatch_library("IMPL", "aten", "", "torchdrill-armor", 0)
-    keep.append(library)
+    libraries = {space: torch._C._dispatch_library("IMPL", space, "", "torchdrill-armor", 0)
+                 for space in ("aten", "prims")}
+    keep.extend(libraries.values())
+    refused: set[int] = set()  # twins shared by several forbidden APIs: the first one's name
+    files: set[str] = set()  # where the Python code the armor replaces was defined
     for name, hint in sorted(hints.items()):
         refuse = _refusal(name, hint, report)
-        for op in _operators(kernels_of(name)):
-            for key in _KEYS:
-                if torch._C._dispatch_has_kernel_for_dispatch_key(op, key):
-                    with warnings.catch_warnings():  # "overriding a registered kernel": that is the point
-                        warnings.simplefilter("ignore", UserWarning)
-                        library.impl(op[6:], key, refuse)
-                    done.append(f"{op} [{key}]")
+        for op in _operators(kernels_of(name)) + list(PRIMS.get(name, ())):
+            done += _refuse_kernel(libraries[op.partition("::")[0]], op, refuse)
+        files.update(_files_of(name))  # before its code is replaced
         done += _rebind(name, refuse)
-    _audit(keep)
+        done += _refuse_twins(name, refuse, refused, files)
+    sources = _Sources.of(files) if hints else None
+    _audit(keep, sources)
+    return done + [f"source of {f}" for f in sorted(sources.files)] if sources else done
+
+
+def _refuse_kernel(library: Any, op: str, refuse: Callable[..., Any]) -> list[str]:
+    """Give ``op`` (``aten::one_hot``) the kernel ``refuse`` at every key it has one for."""
+    done = []
+    for key in _KEYS:
+        if torch._C._dispatch_has_kernel_for_dispatch_key(op, key):
+            with warnings.catch_warnings():  # "overriding a registered kernel": that is the point
+                warnings.simplefilter("ignore", UserWarning)
+                library.impl(op.partition("::")[2], key, refuse)
+            done.append(f"{op} [{key}]")
     return done
 
 
@@ -176,9 +329,7 @@ def _rebind(name: str, refuse: Callable[..., Any]) -> list[str]:
                     pass
         return done
     if isinstance(obj, types.FunctionType):
-        obj.__code__ = _code_for(obj, refuse)
-        obj.__defaults__ = None
-        obj.__kwdefaults__ = {**(obj.__kwdefaults__ or {}), "_refuse": refuse}
+        _refuse_code(obj, refuse)
         done.append(f"{name} (code)")
     module_name, _, attr = name.rpartition(".")
     owner: Any = None
@@ -196,6 +347,20 @@ def _rebind(name: str, refuse: Callable[..., Any]) -> list[str]:
     return done
 
 
+def _files_of(name: str) -> list[str]:
+    """The file that defines the Python code behind ``name``: a function's, or the module
+    of a class (whose methods the armor replaces); none for a builtin."""
+    try:
+        obj = resolve(name)
+    except (ValueError, AttributeError, ImportError):
+        return []
+    if isinstance(obj, types.FunctionType):
+        return [obj.__code__.co_filename]
+    module = sys.modules.get(getattr(obj, "__module__", None) or "") if isinstance(obj, type) else None
+    file = vars(module).get("__file__") if module is not None else None
+    return [file] if isinstance(file, str) else []
+
+
 def _home(obj: Any) -> Any:
     module = getattr(obj, "__module__", None)
     try:
@@ -210,10 +375,25 @@ def _method(refuse: Callable[..., Any]) -> Any:
     return refused
 
 
+def _refuse_code(fn: types.FunctionType, refuse: Callable[..., Any]) -> None:
+    """Make the function object ``fn`` call ``refuse``, wherever it is referred from
+    (a decomposition table, ``py_kernels``, a module, a closure)."""
+    fn.__code__ = _code_for(fn, refuse)
+    fn.__defaults__ = None
+    fn.__kwdefaults__ = {**(fn.__kwdefaults__ or {}), "_refuse": refuse}
+
+
 def _code_for(fn: types.FunctionType, refuse: Callable[..., Any]) -> types.CodeType:
     """A code object that calls ``refuse`` (found in the function's keyword defaults)
     with the same free variables as ``fn``, so it can replace ``fn.__code__``."""
-    free = fn.__code__.co_freevars
+    return _refusing_code(fn.__code__.co_freevars).replace(
+        co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
+
+
+@functools.cache
+def _refusing_code(free: tuple[str, ...]) -> types.CodeType:
+    """The refusing code for functions with free variables ``free``, compiled once per
+    tuple: a drill may refuse dozens of twins, and a worker's start counts."""
     source = (f"def _outer({', '.join(free) or '_'}):\n"
               f"    def _refused(*args, _refuse=None, **kwargs):\n"
               + (f"        ({', '.join(free)},)\n" if free else "")
@@ -221,8 +401,7 @@ def _code_for(fn: types.FunctionType, refuse: Callable[..., Any]) -> types.CodeT
               "    return _refused\n")
     namespace: dict[str, Any] = {}
     exec(compile(source, "<torchdrill armor>", "exec"), namespace)
-    inner = namespace["_outer"](*([None] * max(len(free), 1))).__code__
-    return inner.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
+    return namespace["_outer"](*([None] * max(len(free), 1))).__code__
 
 
 # gc's walks find any object (the armor's kernels among them); ctypes reads and writes memory
@@ -230,11 +409,61 @@ def _code_for(fn: types.FunctionType, refuse: Callable[..., Any]) -> types.CodeT
 _REFUSED_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents",
                              "ctypes.addressof", "ctypes.cdata", "ctypes.cdata/buffer",
                              "ctypes.string_at", "ctypes.wstring_at"})
+# Links could lead a relative open, whose directory an audit event does not show, into torch.
+_LINK_EVENTS = frozenset({"os.symlink", "os.link"})
+_CODE_SUFFIXES = (".py", ".pyc")
 
 
-def _audit(keep: list[Any]) -> None:
+@dataclass(frozen=True)
+class _Sources:
+    """The files whose code the armor replaced (``torch/nn/utils/fusion.py``,
+    ``torch/_refs/__init__.py``, ...), resolved.
+
+    Running such a file's source (or bytecode) again makes fresh, unarmored copies of
+    its functions, by any route: ``compile(open(f).read())``, ``runpy.run_path``,
+    ``spec_from_file_location`` + ``exec_module``, ``importlib.reload``, ``linecache``,
+    ``inspect.getsource``, ``Path.read_bytes``, ``os.open``. Each of them opens the file,
+    so the audit hook refuses opening these files, their bytecode and their folders (whose
+    file descriptors would open them by a relative name), and compiling or running code
+    that names them. Every other file stays readable: torch's lazy imports open theirs
+    the same way."""
+
+    files: frozenset[str]  # resolved paths of the sources
+    folders: frozenset[str]  # their folders and bytecode folders
+    names: frozenset[str]  # their file names (a relative path could be relative to anywhere)
+
+    @classmethod
+    def of(cls, files: Iterable[str]) -> _Sources:
+        """The sources ``files`` (paths as code objects name them; ``<...>`` ones skipped)."""
+        spelled = {f for f in files if os.path.isabs(f)}
+        real = {os.path.realpath(f) for f in spelled}
+        for f in spelled | real:  # what a worker read of them before the armor went on is not kept either
+            linecache.cache.pop(f, None)
+        folders = {os.path.dirname(f) for f in real}
+        return cls(frozenset(real), frozenset(folders | {os.path.join(d, "__pycache__") for d in folders}),
+                   frozenset(os.path.basename(f) for f in real))
+
+    def refuses(self, path: str) -> bool:
+        """Whether opening, compiling or running ``path`` would run one of the files again."""
+        if not os.path.isabs(path):
+            return path.endswith(_CODE_SUFFIXES) and os.path.basename(_source_of(path)) in self.names
+        real = os.path.realpath(path)
+        return _source_of(real) in self.files or real in self.folders
+
+
+def _source_of(path: str) -> str:
+    """The source a path's bytecode was compiled from (``a/__pycache__/b.cpython-311.pyc``
+    -> ``a/b.py``); any other path as it is."""
+    folder, name = os.path.split(path)
+    if name.endswith(".pyc") and os.path.basename(folder) == "__pycache__":
+        return os.path.join(os.path.dirname(folder), name.partition(".")[0] + ".py")
+    return path
+
+
+def _audit(keep: list[Any], sources: _Sources | None) -> None:
     """An audit hook that refuses what would reach or rewrite the armor (it holds
-    ``keep`` alive: the dispatcher library, which nothing else refers to)."""
+    ``keep`` alive: the dispatcher library, which nothing else refers to), and, given
+    ``sources``, what would run an armored torch module's code afresh."""
     held = tuple(keep)
     refused = _REFUSED_EVENTS | ({"ctypes.call_function"} if not torch.cuda.is_available() else set())
 
@@ -248,5 +477,25 @@ def _audit(keep: list[Any]) -> None:
                 and os.fsdecode(args[0]).rstrip("/").endswith("/mem") \
                 and "/proc/" in os.fsdecode(args[0]):
             raise PermissionError("a process's memory file is not available to a submission")
+        if sources is not None:
+            _guard_sources(sources, event, args)
 
     sys.addaudithook(hook)
+
+
+def _guard_sources(sources: _Sources, event: str, args: tuple[Any, ...]) -> None:
+    """The audit hook's part for ``_Sources``: refuse opening an armored file, compiling
+    source under its name, running its code, or making links."""
+    if event in _LINK_EVENTS:
+        raise PermissionError("making links is not available to a submission in this drill")
+    path: Any = None
+    if event == "open" and args:
+        path = args[0]
+    elif event == "compile" and len(args) > 1:
+        path = args[1]
+    elif event == "exec" and args and isinstance(args[0], types.CodeType):
+        path = args[0].co_filename
+    if isinstance(path, (str, bytes)) and sources.refuses(os.fsdecode(path)):
+        raise PermissionError(f"{os.fsdecode(path)} is not available to a submission in this drill: "
+                              "it is torch's code for what the drill forbids, and running it again "
+                              "would undo that")

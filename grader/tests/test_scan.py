@@ -272,3 +272,36 @@ def test_routes_around_the_guard_are_flagged_for_the_instructor():
                      ("torch._C", 7, True), ("torch.ops", 8, True), ("threading", 9, True),
                      ("builtins.exec", 10, True), ("F.one_hot", 11, False)]
     assert scan_source("import threading\n", {}, "x.py") == []  # nothing forbidden: nothing to guard
+
+
+def test_twins_and_torch_source_are_flagged_as_routes():
+    """torch's twins of a forbidden API (``torch._refs``, ``torch._decomp``, ``torch._prims``)
+    and every way to read a torch module's source and run it again are routes: the worker
+    refuses what it can (the twins' code, opening torch's files), the scan says where a
+    submission went looking."""
+    source = textwrap.dedent("""
+        import torch, runpy, linecache, importlib
+        import torch._refs as refs
+        from torch._decomp import decompositions
+        from torch._prims_common import make_contiguous_strides_for
+        import importlib.util
+        from torch.nn.utils import fusion
+        def one_hot(labels, n=-1):
+            decompositions.one_hot(labels, n)
+            refs.nn.functional.nll_loss(labels, labels)
+            torch._prims.broadcast_in_dim(labels, [2], [0])
+            text = open(fusion.__file__).read()
+            runpy.run_path(torch.__file__)
+            linecache.getlines(fusion.__spec__.origin)
+            importlib.util.spec_from_file_location("f", "x")
+            importlib.reload(fusion)
+            return make_contiguous_strides_for((2, 3))
+    """)
+    found = [(f.name, f.line, f.indirect) for f in scan_source(source, ONE_HOT, "x.py")]
+    assert found == [
+        ("linecache", 2, True), ("runpy", 2, True), ("torch._refs", 3, True),
+        ("torch._decomp", 4, True), ("torch._prims_common", 5, True), ("importlib.util", 6, True),
+        ("torch._decomp", 9, True), ("torch._refs", 10, True), ("torch._prims", 11, True),
+        ("torch.__file__", 12, True), ("runpy", 13, True), ("torch.__file__", 13, True),
+        ("linecache", 14, True), ("torch.__file__", 14, True), ("importlib.util", 15, True),
+        ("importlib.reload", 16, True), ("torch._prims_common", 17, True)]
