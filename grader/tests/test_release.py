@@ -19,6 +19,7 @@ import pytest
 from grader import cli
 from grader.core import course
 from grader.core.course import exercise_tests
+from grader.core.stubs import stub_source, write_stubs
 from grader.learner import release
 from grader.tests.grading import REPO
 
@@ -106,8 +107,8 @@ def test_the_handout_holds_what_a_student_needs(handout):
                  "report_templates/student.html.j2", "grader/cli.py", "grader/grading/plugin.py",
                  "tests/conftest.py", "tests/strategies.py"):
         assert (handout / name).is_file(), name
-    for stub in (REPO / "exercises").rglob("*.py"):
-        assert (handout / stub.relative_to(REPO)).read_text() == stub.read_text()
+    for stub in (REPO / "exercises").rglob("*.py"):  # pristine: a learner's own work is not handed out
+        assert (handout / stub.relative_to(REPO)).read_text() == stub_source(stub.read_text())
     assert (handout / "course.toml").read_text() == (REPO / "course.toml").read_text()
     readme = (handout / "README.md").read_text()
     for words in ("torchdrill list", "torchdrill check contiguity", "torchdrill watch", "torchdrill hint",
@@ -120,7 +121,31 @@ def test_the_handout_tox_ini_grades_and_needs_nothing_it_lacks(handout):
     assert "[testenv:grade]" in text and "torchdrill grade {posargs:exercises}" in text
     assert "envlist = grade" in text
     assert "reference" not in text.replace("no reference solutions", "") and "grader/tests" not in text
-    assert "PIP_CONSTRAINT = {toxinidir}/constraints.txt" in text
+    assert "PIP_CONSTRAINT = {toxinidir}/constraints-cpu.txt" in text  # torch's CPU build
+    assert (handout / "constraints-cpu.txt").read_text() == (REPO / "constraints-cpu.txt").read_text()
+
+
+def test_a_course_whose_learner_did_two_drills_hands_out_pristine_stubs(tmp_path):
+    """In a copy of the course whose exercises/ holds two finished drills (as a learner's
+    or an instructor's working copy does), the handout and the stub checks still see the
+    course's stubs, not that work."""
+    copy = tmp_path / "course"
+    shutil.copytree(REPO, copy, ignore=shutil.ignore_patterns(".git", ".tox", "reports", "__pycache__",
+                                                              "*.egg-info", ".pytest_cache"))
+    done = ("tensors/one_hot", "tensors/contiguity")
+    for drill in done:  # the learner's own bodies in place of the stubs'
+        stub = copy / "exercises" / f"{drill}.py"
+        stub.write_text(stub.read_text().replace("raise NotImplementedError", "return None  # my attempt"))
+    out = tmp_path / "handout"
+    release.build(copy, out)
+    for drill in done:
+        handed = (out / "exercises" / f"{drill}.py").read_text()
+        assert handed == stub_source((REPO / "exercises" / f"{drill}.py").read_text())
+        assert "my attempt" not in handed
+    written = write_stubs(copy, tmp_path / "stubs")
+    assert {p.relative_to(tmp_path / "stubs").as_posix() for p in written} >= {f"{d}.py" for d in done}
+    for drill in done:
+        assert (tmp_path / "stubs" / f"{drill}.py").read_text() == (out / "exercises" / f"{drill}.py").read_text()
 
 
 def test_a_copied_handout_grades_itself_and_scores_the_stubs_zero(handout, tmp_path):
