@@ -15,9 +15,9 @@ import sys
 
 import grader
 from grader.classroom import autograder, classgrade, course_secret
-from grader.core.errors import EXIT_GRADER_FAILED, EXIT_USAGE, UsageError
+from grader.core.errors import EXIT_GRADER_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from grader.grading import commands, options
-from grader.grading.run import GraderFailed
+from grader.grading.run import GraderFailed, GradingInterrupted
 from grader.learner import learn, release
 
 
@@ -46,6 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"torchdrill: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except GradingInterrupted as exc:
+        print(f"torchdrill: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print("torchdrill: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except GraderFailed as exc:
         print(f"torchdrill: grading failed: {exc}", file=sys.stderr)
         return EXIT_GRADER_FAILED

@@ -9,6 +9,7 @@ grading processes): it runs pytest and returns the results it wrote, or raises
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 from typing import Any
 
@@ -134,17 +135,25 @@ def run_grading(course: Path, submission: Path, results_path: Path, args: list[s
     """
     import pytest  # here, not at the top: ``grade`` starts the sandbox's zygote before torch loads
 
-    results_path.unlink(missing_ok=True)  # only this run's results may be read back
+    # pytest writes a file of its own; only a finished grading replaces ``results_path``, so a
+    # stopped one (Ctrl-C, a broken sandbox) leaves the learner's last results as they were.
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = results_path.with_name(f".{results_path.name}.{os.getpid()}.partial")
+    partial.unlink(missing_ok=True)
     freeze_heavy_imports()
     errors = _GraderErrors()
-    code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal",
-                        "-p", "no:cacheprovider", "--submission", str(submission),
-                        "--results", str(results_path)], plugins=[errors, *plugins])
-    failure = _grading_failure(int(code), errors, results_path)
-    if failure is not None:
-        results_path.unlink(missing_ok=True)  # a stopped session's partial results are no grade
-        raise failure
-    return results_module.read(results_path)
+    try:
+        code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal",
+                            "-p", "no:cacheprovider", "--submission", str(submission),
+                            "--results", str(partial)], plugins=[errors, *plugins])
+        failure = _grading_failure(int(code), errors, partial)
+        if failure is not None:
+            raise failure
+        results = results_module.read(partial)
+        os.replace(partial, results_path)
+        return results
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _grading_failure(code: int, errors: _GraderErrors, results_path: Path) -> GraderFailed | None:
@@ -152,7 +161,8 @@ def _grading_failure(code: int, errors: _GraderErrors, results_path: Path) -> Gr
     import pytest
 
     if code == pytest.ExitCode.INTERRUPTED:
-        return GradingInterrupted(f"pytest stopped with exit code {code} before writing results")
+        return GradingInterrupted("interrupted before the grading finished: nothing was recorded, "
+                                  "the last results and report are as they were")
     if errors.errors:
         return GraderFailed("the tests could not be collected:\n" + "\n".join(errors.errors))
     if code == GRADING_INCOMPLETE:

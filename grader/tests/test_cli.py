@@ -55,19 +55,52 @@ def test_help_names_every_option(capsys):
         assert option in out
 
 
-def test_ctrl_c_fails_a_grade_and_stops_a_check(monkeypatch, tmp_path):
-    """One pytest runner serves grade and check; an interrupt means 'grading failed'
-    to grade, and Ctrl-C (KeyboardInterrupt) to check."""
+def test_ctrl_c_stops_a_grade_keeping_the_last_results_and_stops_a_check(monkeypatch, tmp_path):
+    """One pytest runner serves grade and check; an interrupted grade records nothing and
+    leaves the last results.json as it was, and the command says so (exit 130); check
+    turns it into Ctrl-C (KeyboardInterrupt)."""
     import pytest as pytest_module
 
     from grader.grading import run
     from grader.learner import learn
 
+    last = tmp_path / "results.json"
+    last.write_text('{"the learner": "last results"}')
     monkeypatch.setattr(pytest_module, "main", lambda *a, **k: pytest_module.ExitCode.INTERRUPTED)
-    with pytest.raises(run.GraderFailed, match="exit code 2 before writing results"):
+    with pytest.raises(run.GradingInterrupted, match="nothing was recorded"):
         run.grade(REPO, REPO / "reference", tmp_path, only=["tensors/one_hot"], show_progress=False)
+    assert last.read_text() == '{"the learner": "last results"}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]  # no partial file either
+    assert main(["grade", "reference", "--only", "tensors/one_hot", "--out", str(tmp_path),
+                 "--course", str(REPO)]) == 130
+    assert last.read_text() == '{"the learner": "last results"}'
     with pytest.raises(KeyboardInterrupt):
         learn.run_check(REPO, "tensors/one_hot", REPO / "reference")
+
+
+def test_ctrl_c_in_a_terminal_keeps_the_learners_results(tmp_path):
+    """A real SIGINT to the whole process group, as a terminal's Ctrl-C sends it, in the
+    middle of a parallel grading: exit 130, the last results.json and report untouched."""
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "reports"
+    out.mkdir()
+    (out / "results.json").write_text("last")
+    (out / "index.html").write_text("last report")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import signal, runpy, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+         "sys.argv = ['torchdrill', *sys.argv[1:]]; runpy.run_module('grader', run_name='__main__')",
+         "grade", "reference", "-n", "2", "--isolation", "none", "--out", str(out), "--course", str(REPO)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(6)  # torch loaded, pytest-xdist's workers grading
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert (out / "results.json").read_text() == "last" and (out / "index.html").read_text() == "last report"
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "results.json"]
 
 
 def test_the_command_line_loads_without_torch():
