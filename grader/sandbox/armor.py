@@ -261,12 +261,14 @@ def _overloads() -> dict[str, tuple[str, ...]]:
 
 def preload() -> None:
     """What every worker's ``install`` needs, made once in the zygote before it forks:
-    the operator index and the twin tables (~20 ms)."""
+    the operator index, the twin tables and the refusing code for every twin (~20 ms),
+    where torch lives."""
     _overloads()
-    _twin_index()
-    _refs_map()
-    _helpers()
-    _refusing_code(())
+    candidates = [fn for fns in (*_twin_index().values(), *_helpers().values()) for fn in fns]
+    candidates += [fn for fn in _refs_map().values() if isinstance(fn, types.FunctionType)]
+    for free in {fn.__code__.co_freevars for fn in _unwrapped(candidates)} | {()}:
+        _refusing_code(free)  # 15 shapes of closure: compiled here, not in each worker
+    _torch_dir()
 
 
 def install(hints: Mapping[str, str], report: Report) -> list[str]:
@@ -414,6 +416,22 @@ _LINK_EVENTS = frozenset({"os.symlink", "os.link"})
 _CODE_SUFFIXES = (".py", ".pyc")
 
 
+@functools.cache
+def _torch_dir() -> tuple[str, str]:
+    """torch's package folder as its code objects spell it, and resolved."""
+    spelled = os.path.dirname(os.path.abspath(str(torch.__file__)))
+    return spelled, os.path.realpath(spelled)
+
+
+def _resolved(path: str) -> str:
+    """``os.path.realpath(path)``, without walking torch's folders again for its own files
+    (the folder resolved once, in the zygote; nothing inside a wheel is a link)."""
+    spelled, real = _torch_dir()
+    if path.startswith(spelled + os.sep):
+        return real + path[len(spelled):]
+    return os.path.realpath(path)
+
+
 @dataclass(frozen=True)
 class _Sources:
     """The files whose code the armor replaced (``torch/nn/utils/fusion.py``,
@@ -436,7 +454,7 @@ class _Sources:
     def of(cls, files: Iterable[str]) -> _Sources:
         """The sources ``files`` (paths as code objects name them; ``<...>`` ones skipped)."""
         spelled = {f for f in files if os.path.isabs(f)}
-        real = {os.path.realpath(f) for f in spelled}
+        real = {_resolved(f) for f in spelled}
         for f in spelled | real:  # what a worker read of them before the armor went on is not kept either
             linecache.cache.pop(f, None)
         folders = {os.path.dirname(f) for f in real}
