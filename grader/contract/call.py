@@ -11,9 +11,14 @@ workers all call student code through it.
 
 from __future__ import annotations
 
+import signal
+import threading
+import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from grader.contract.forbid import Forbidden
@@ -41,3 +46,41 @@ def guarded_call(fn: Callable[..., Any], what: str, path: Path, forbidden: Forbi
     if uses:
         raise AssertionError(uses[0].message(what))
     return result
+
+
+class CallTimedOut(TimedOut):
+    """A call ran past the per-call limit (the test's own clock raises plain ``TimedOut``)."""
+
+
+@contextmanager
+def call_clock(limit: float | None, what: str) -> Iterator[None]:
+    """Raise ``TimedOut`` in this (main) thread when the block runs past ``limit``
+    seconds: the in-process twin of the sandbox's per-call limit, so a loop that never
+    ends costs one property, not the whole drill. The test's own clock (an outer
+    ``ITIMER_REAL``) is kept: it is re-armed with what was left of it afterwards, and a
+    call that would outlast it is left to it. No limit (``None`` or 0), another thread,
+    or no ``setitimer``: the block runs as it is."""
+    if not limit or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        yield
+        return
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    if outer_left and outer_left <= limit:
+        yield
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 1.0)  # again, in case the student swallows it
+        raise CallTimedOut(f"{what} ran past the {limit:g} s limit per call (an endless loop, or "
+                       "far more work than the drill needs)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - started), 0.001))

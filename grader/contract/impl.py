@@ -22,12 +22,12 @@ from typing import Any
 
 from grader.contract import harness
 from grader.contract.arguments import allowed_kinds, guarded
-from grader.contract.call import guarded_call
+from grader.contract.call import CallTimedOut, call_clock, guarded_call
 from grader.contract.describe import describe
 from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden
 from grader.contract.loader import exercise_path, load_exercise
-from grader.core.outcomes import StudentError, SubmissionError
+from grader.core.outcomes import StudentError, SubmissionError, TimedOut
 
 MAX_RECORDED_CALLS = 12
 
@@ -42,20 +42,30 @@ def _in_final_example() -> bool:
     return bool(current_build_context().is_final)
 
 
+MAX_TIMEOUTS = 2  # calls of one function past the per-call limit before it is no longer called
+
+
 class Implementation:
     """A submission's exercise module, seen through the grading contract."""
 
     def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden,
-                 mutates: Mapping[str, Collection[str]] | None = None, guard_arguments: bool = True):
+                 mutates: Mapping[str, Collection[str]] | None = None, guard_arguments: bool = True,
+                 call_timeout: float | None = None, timeouts: dict[tuple[str, str], int] | None = None):
         """``mutates``: per function, what its spec lets a call change of its arguments
         (``grader.contract.arguments``); ``guard_arguments``: undo the rest here, after
-        each call (a sandbox worker, whose arguments are copies, leaves that to the grader)."""
+        each call (a sandbox worker, whose arguments are copies, leaves that to the grader);
+        ``call_timeout``: seconds a call may run in this process (``call_clock``); after
+        ``MAX_TIMEOUTS`` calls of a function past it (counted in ``timeouts``, which the
+        grading session shares between its tests), the function is not called again: its
+        properties are timed out at once, as a sandbox worker's are."""
         self.root = root
         self.exercise_id = exercise_id
         self.path = exercise_path(root, exercise_id)
         self.forbidden = forbidden
         self.mutates = {name: allowed_kinds(mutates, name) for name in (mutates or {})}
         self.guard_arguments = guard_arguments
+        self.call_timeout = call_timeout
+        self.timeouts = timeouts if timeouts is not None else {}
         self.calls: list[dict[str, Any]] = []
         # What the last call (or rank run) changed of the global state a drill may not
         # touch, as sentences (``grader.contract.effects``); it was put back since.
@@ -114,6 +124,12 @@ class Implementation:
             if record is not None:
                 record["raised"] = f"{type(exc.original).__name__}: {exc.original}"
             raise
+        except TimedOut as exc:
+            # hypothesis stops at once (no final replay records it): keep the input here
+            record = record if record is not None else self._record(name, args, kwargs)
+            if record is not None:
+                record["raised"] = f"timed out: {exc}"
+            raise
         if record is not None:
             record["result"] = describe(result)
         return result
@@ -121,8 +137,17 @@ class Implementation:
     def invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """Run the student's function here, in this process (``SandboxedImplementation``
         sends the same request to a worker, which runs this method there)."""
-        with observed(self.effects), self._arguments_guarded(name, args, kwargs):
-            return self.run(name, args, kwargs)
+        key = (self.exercise_id, name)
+        if self.timeouts.get(key, 0) >= MAX_TIMEOUTS:
+            raise TimedOut(f"{name}() was not called: {self.timeouts[key]} earlier calls ran past "
+                           f"the {self.call_timeout:g} s limit per call")
+        try:
+            with observed(self.effects), self._arguments_guarded(name, args, kwargs), \
+                    call_clock(self.call_timeout, f"{name}()"):
+                return self.run(name, args, kwargs)
+        except CallTimedOut:
+            self.timeouts[key] = self.timeouts.get(key, 0) + 1
+            raise
 
     def run(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """The student's function under the guard, in this process, without observing

@@ -66,9 +66,9 @@ SANDBOX_OFF = Option(
          "layers ran")
 CALL_TIMEOUT = Option(
     "--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT_S, metavar="SECONDS",
-    help=f"wall-clock limit per call of the submission's code in a worker (default "
-         f"{DEFAULT_CALL_TIMEOUT_S:g}); after 2 timeouts a function's remaining tests are "
-         "'timed out' without calling it")
+    help=f"wall-clock limit per call of the submission's code (default {DEFAULT_CALL_TIMEOUT_S:g}; "
+         "0: none); the property that hit it is 'timed out' with the input it was given. In a "
+         "worker, after 2 timeouts a function's remaining tests are 'timed out' without calling it")
 TEST_TIMEOUT = Option(
     "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT_S, metavar="SECONDS",
     help=f"wall-clock limit per test; past it the test is 'timed out' "

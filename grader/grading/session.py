@@ -36,7 +36,7 @@ from grader.core import secret as secret_module
 from grader.core.course import course_root
 from grader.core.course import exercise_id as exercise_id_of
 from grader.core.errors import UsageError
-from grader.core.outcomes import ERROR, FAILED, NOT_RUN, TimedOut
+from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, TIMED_OUT, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
 from grader.sandbox import zygote
@@ -77,6 +77,7 @@ class GradingSession:
         self._references: dict[tuple[Path, str], ModuleType] = {}
         self._budgets: budgets_module.Budgets | None = None
         self._spent: dict[str, float] = {}  # drill id -> seconds its tests ran in this process
+        self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
         profiles.activate(config.getoption("hypothesis_profile", None))
         self.secret = official_secret(config)
         examples.widen(self.secret is not None)  # before the tests are collected: they build strategies
@@ -190,7 +191,9 @@ class GradingSession:
         forbidden = Forbidden.from_marker(marker.kwargs.get("forbid"))
         mutates = marker.kwargs.get("mutates")
         if self.config.getoption("isolation") == "none":
-            return Implementation(root, exercise_id(path, marker), forbidden, mutates)
+            return Implementation(root, exercise_id(path, marker), forbidden, mutates,
+                                  call_timeout=self.config.getoption("call_timeout"),
+                                  timeouts=self._call_timeouts)
         from grader.sandbox import remote
         return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden,
                                               self._sandbox(root), mutates)
@@ -267,7 +270,7 @@ class GradingSession:
         else:
             outcome, message = verdict.classify(exc)
             info = {"outcome": outcome, "message": message[:verdict.MAX_MESSAGE]}
-            if outcome in (FAILED, ERROR) and exc is not None:
+            if outcome in (FAILED, ERROR, TIMED_OUT) and exc is not None:
                 info["counterexample"] = verdict.counterexample(
                     getattr(item, "funcargs", {}).get("impl"), exc)
             isolation = _isolation_used()
@@ -314,7 +317,7 @@ def _missing_requirement(item: pytest.Item) -> str | None:
     if item.get_closest_marker("cuda"):
         import torch
         if not torch.cuda.is_available():
-            return "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
+            return CUDA_REASON
     if item.get_closest_marker("distributed"):
         import torch.distributed as dist
         if not (dist.is_available() and dist.is_gloo_available()):

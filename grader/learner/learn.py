@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import pdb
+import signal
 import sys
 import tempfile
 import textwrap
@@ -126,13 +127,14 @@ def merge(old: Results | None, new: Results, course: Course) -> Results:
     return results_module.replace_exercises(old, new, course.ids)
 
 
-def next_unfinished(course: Course, status: dict[str, str], after: str | None = None) -> str | None:
-    """The first drill not done, in course order, starting after ``after`` and
-    wrapping around; None when every drill is done."""
-    ids = course.ids
-    start = ids.index(after) + 1 if after in ids else 0
-    for drill_id in ids[start:] + ids[:start]:
-        if drill_id != after and status.get(drill_id) != PASSED:
+def next_unfinished(course: Course, status: dict[str, str]) -> str | None:
+    """The next drill: the one rule ``list``, ``check``, ``watch`` and ``hint`` share.
+
+    The first drill in course order that is not done, skipping drills that cannot be
+    done here (every property "not run here", e.g. ``cuda``); None when none is left.
+    The same results give the same answer in every command."""
+    for drill_id in course.ids:
+        if status.get(drill_id) not in (PASSED, NOT_RUN):
             return drill_id
     return None
 
@@ -161,6 +163,14 @@ class _CheckPdb(pdb.Pdb):
             raise KeyboardInterrupt
 
 
+def _debug_here(*args: Any, **kwargs: Any) -> None:
+    """``breakpoint()``: stop the per-call clock (a learner in the debugger takes their
+    time), then open ``_CheckPdb`` in the caller's frame."""
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    _CheckPdb().set_trace(sys._getframe(1))
+
+
 @contextmanager
 def _breakpoints_for_check() -> Iterator[None]:
     """``breakpoint()`` in the learner's code opens ``_CheckPdb`` (unless
@@ -169,7 +179,7 @@ def _breakpoints_for_check() -> Iterator[None]:
         yield
         return
     previous = sys.breakpointhook
-    sys.breakpointhook = lambda *args, **kwargs: _CheckPdb().set_trace(sys._getframe(1))
+    sys.breakpointhook = _debug_here
     try:
         yield
     finally:
@@ -235,7 +245,7 @@ def print_next_step(where: Place, row: ExerciseResult, status: dict[str, str], c
     console.print()
     drill = where.course.drill(row["id"]) if row["id"] in where.course.ids else None
     if row["status"] == PASSED:
-        following = next_unfinished(where.course, status, after=row["id"])
+        following = next_unfinished(where.course, status)
         after = f"next: torchdrill check {_short(where.course, following)}" if following else \
             "every drill is done: run `torchdrill grade` for the full grade"
         console.print(Text(f"{row['id']} is done (`torchdrill grade` tries more examples); {after}"))
@@ -404,7 +414,7 @@ def _settle(course: Course, drill_id: str, check_drill: Callable[[str], str],
     for _ in range(len(course.ids) + 1):
         if check_drill(drill_id) != PASSED:
             return drill_id
-        following = next_unfinished(course, status_of(), after=drill_id)
+        following = next_unfinished(course, status_of())
         if following is None:
             say("every drill is done: run `torchdrill grade` for the full grade")
             return None

@@ -43,7 +43,7 @@ from grader.contract import effects, harness
 from grader.contract.arguments import Targets, grad_changed, same_tensor
 from grader.contract.describe import describe
 from grader.contract.forbid import Forbidden
-from grader.contract.impl import Implementation
+from grader.contract.impl import MAX_TIMEOUTS, Implementation
 from grader.core import sources
 from grader.core.files import remove_tree
 from grader.core.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
@@ -54,7 +54,6 @@ from grader.sandbox.zygote import close_zygotes as _stop_zygotes
 ISOLATION_MODES = ("none", "process", "sandbox")
 DEFAULT_CALL_TIMEOUT_S = 10.0
 GLOO_TIMEOUT_S = 60.0
-MAX_TIMEOUTS = 2  # calls of one function past the limit before it is no longer called
 MAX_REPLY_OUTPUT = 64 * 1024  # characters of printed output taken from one reply
 MAX_TEST_OUTPUT = 256 * 1024  # characters echoed per test (one impl), all replies together
 
