@@ -32,6 +32,8 @@ from typing import Any
 
 import torch
 
+# At the top, not in a rank: a sandbox worker imports no grader module once a submission may run.
+from grader.contract.call import guarded_call
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError, TimedOut
 
 RENDEZVOUS_TIMEOUT_S = 60.0
@@ -437,8 +439,6 @@ def gloo_rank_call(fn: Callable[..., Any], function: str, path: Path | str,
     ``fn(*args)`` under the drill's guard (``grader.contract.call.guarded_call``). Runs in a
     rank process: a forkserver child here, a sandbox worker when grading in one."""
     import torch.distributed as dist
-
-    from grader.contract.call import guarded_call
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)

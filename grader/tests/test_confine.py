@@ -37,7 +37,14 @@ cfg = json.loads(sys.argv[1])
 if cfg["torch"]:
     import torch, torch.distributed as dist
 from grader.sandbox import confine
+sealed = confine.seal_scratch()  # as the real zygote does, first
 confine.preload()
+status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines())
+zygote = {"sealed": sealed, "cap_eff": int(status["CapEff"], 16), "cap_prm": int(status["CapPrm"], 16),
+          "scratch": os.path.ismount(confine.SCRATCH)}
+if zygote["scratch"]:  # a folder any worker may write, as the real zygote makes per worker
+    os.makedirs(confine.SCRATCH + "/w", exist_ok=True)
+    os.chmod(confine.SCRATCH + "/w", 0o777)
 
 def attempt(fn):
     try:
@@ -80,6 +87,7 @@ for name, sc in cfg["scenarios"].items():
         _, status = os.waitpid(pid, 0)
         results.append(json.loads(data) if data else {"error": f"no answer, wait status {status}"})
     out[name] = results[0] if len(results) == 1 else results
+out["zygote"] = zygote
 print(json.dumps(out))
 """
 
@@ -142,6 +150,17 @@ def shmget():
     if libc.shmget(0, 4096, 0o1600) == -1:  # IPC_PRIVATE, IPC_CREAT | 0600
         raise OSError(ctypes.get_errno(), "shmget")
 res["sysv_shm"] = attempt(shmget)
+def mq_open():  # POSIX message queues (not in Python's os): glibc's mq_open, by ctypes
+    import ctypes, ctypes.util
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not hasattr(libc, "mq_open"):  # glibc before 2.34 keeps it in librt
+        libc = ctypes.CDLL(ctypes.util.find_library("rt"), use_errno=True)
+    name = f"/torchdrill-confine-{os.getpid()}".encode()
+    if libc.mq_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, None) == -1:
+        raise OSError(ctypes.get_errno(), "mq_open")
+    libc.mq_unlink(name)  # it opened: the filter let it through (the test fails); leave nothing
+res["mq_open"] = attempt(mq_open)
+res["memfd"] = attempt(lambda: os.memfd_create("code"))
 res["kill_other"] = attempt(lambda: os.kill(os.getppid(), 0))
 res["kill_self"] = attempt(lambda: os.kill(os.getpid(), 0))
 t = threading.Thread(target=lambda: res.__setitem__("thread", "ran"))
@@ -206,6 +225,17 @@ def test_seccomp_blocks_fork_exec_and_inet_sockets_but_not_threads(plain: dict) 
     assert res["kill_other"] == "EPERM"
     assert res["unix"] == res["kill_self"] == "ok"
     assert res["thread"] == "ran"
+
+
+def test_seccomp_refuses_posix_message_queues_and_memfds(plain: dict) -> None:
+    """POSIX message queues outlive the worker like SysV IPC (and are not in Python's os:
+    a submission reaches glibc's mq_open through ctypes); a memfd is a writable file on no
+    noexec mount, where a submission could write a shared library and dlopen it. Both are
+    refused in every role (a rank too), unless a GPU is bound (there ctypes calls anything)."""
+    for role in ("seccomp", "rank"):
+        res = plain[role]
+        assert res["mq_open"] == "EPERM", res
+        assert res["memfd"] == ("ok" if confine.gpu_devices() else "EPERM"), res
 
 
 def test_rank_role_may_open_inet_sockets_only(plain: dict) -> None:
@@ -314,6 +344,16 @@ res["empty_3g"] = attempt(lambda: torch.empty(3 << 30, dtype=torch.uint8))
 res["submission"] = attempt(lambda: open(SUBMISSION + "/drill.py").read())
 res["write_grader"] = attempt(lambda: open(GRADER + "/planted.py", "w"))
 """
+NATIVE = """
+import ctypes, shutil
+res["noexec"] = bool(os.statvfs(SCRATCH).f_flag & os.ST_NOEXEC)
+res["copied"] = shutil.copy(LIBRARY, SCRATCH + "/w/copied.so")
+try:
+    ctypes.CDLL(SCRATCH + "/w/copied.so")
+    res["dlopen"] = "LOADED"
+except OSError as e:
+    res["dlopen"] = "refused: " + str(e)
+"""
 RANK = """
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 s.bind(("127.0.0.1", 0)); s.listen(1)
@@ -338,10 +378,12 @@ def bwrapped(dirs: dict[str, Path]) -> dict[str, Any]:
     if not plan.on("bwrap"):
         pytest.skip(plan.layers["bwrap"])
     consts = (f"OTHER={str(dirs['other'])!r}; SUBMISSION={str(dirs['submission'])!r}; "
-              f"TMP={str(dirs['tmp'])!r}; GRADER={str(confine.GRADER_DIR)!r}; COURSE={str(COURSE)!r}\n")
+              f"TMP={str(dirs['tmp'])!r}; GRADER={str(confine.GRADER_DIR)!r}; COURSE={str(COURSE)!r}; "
+              f"SCRATCH={confine.SCRATCH!r}; LIBRARY={_system_library()!r}\n")
     cfg = {"torch": True, "plan": plan.to_json(), "readable": [str(dirs["submission"])],
            "writable": [str(dirs["tmp"])],
            "scenarios": {"all": {"code": consts + BWRAP},
+                         "native": {"writable": [confine.SCRATCH + "/w"], "code": consts + NATIVE},
                          "rank": {"role": "rank", "code": consts + RANK},
                          "gloo": {"role": "rank", "copies": 2, "code": consts + GLOO},
                          # if_nameindex needs a netlink socket, which seccomp refuses
@@ -374,6 +416,30 @@ def test_a_rank_reaches_loopback_and_nothing_else(bwrapped: dict) -> None:
     res = bwrapped["rank"]
     assert res["loopback"] == "ok", res
     assert res["outside"] == "ENETUNREACH"
+
+
+def _system_library() -> str:
+    """A shared library of the system's, to copy: libm, found through the loader's own."""
+    import ctypes.util
+
+    name = ctypes.util.find_library("m") or "libm.so.6"
+    return next((str(d / name) for d in map(Path, ("/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+                                                      "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64"))
+                 if (d / name).is_file()), name)
+
+
+def test_the_scratch_is_noexec_and_the_zygote_keeps_no_sys_admin(bwrapped: dict) -> None:
+    """bubblewrap's --tmpfs takes no mount flags: the zygote starts with CAP_SYS_ADMIN,
+    remounts the workers' scratch noexec and drops the capability before anything else.
+    A system library a worker copies there cannot be loaded (the loader cannot map it as
+    code), and every layer still reports on."""
+    assert bwrapped["zygote"]["scratch"] and bwrapped["zygote"]["sealed"] is None, bwrapped["zygote"]
+    sys_admin = 1 << 21
+    assert not bwrapped["zygote"]["cap_eff"] & sys_admin and not bwrapped["zygote"]["cap_prm"] & sys_admin
+    res = bwrapped["native"]
+    assert set(res["applied"].values()) == {"on"}, res
+    assert res["noexec"] and res["copied"].endswith("copied.so"), res
+    assert res["dlopen"].startswith("refused") and "map" in res["dlopen"], res
 
 
 def test_real_gloo_ranks_all_reduce_under_every_layer(bwrapped: dict) -> None:

@@ -305,3 +305,19 @@ def test_twins_and_torch_source_are_flagged_as_routes():
         ("torch.__file__", 12, True), ("runpy", 13, True), ("torch.__file__", 13, True),
         ("linecache", 14, True), ("torch.__file__", 14, True), ("importlib.util", 15, True),
         ("importlib.reload", 16, True), ("torch._prims_common", 17, True)]
+
+
+def test_importing_the_grader_is_flagged_as_a_route():
+    """A submission has no business with the grader's own modules (where a worker keeps its
+    records): a sandbox worker refuses to import them (``worker._seal_grader``), and the
+    scan says where a submission tried, however it spelled the import."""
+    source = textwrap.dedent("""
+        import grader.contract.effects as effects
+        from grader.sandbox import worker
+        import importlib
+        def one_hot(labels, n=-1):
+            importlib.import_module("grader.contract.effects")
+            return worker
+    """)
+    found = [(f.name, f.line, f.indirect) for f in scan_source(source, ONE_HOT, "x.py")]
+    assert found == [("grader", 2, True), ("grader", 3, True), ("grader", 6, True), ("grader", 7, True)]

@@ -450,7 +450,7 @@ def test_a_correct_module_answer_and_the_graders_own_modules_come_back():
     fused.weight = nn.Parameter(torch.randn(4, 3, 3, 2).permute(0, 3, 1, 2))  # dense, not contiguous
     got = _module_answer(fused, [conv, bn])
     assert type(got) is nn.Conv2d and got.out_channels == 4 and torch.equal(got.weight, fused.weight)
-    generator = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 784))
+    generator = nn.Sequential(nn.Linear(24, 48), nn.ReLU(), nn.Linear(48, 96))  # over the floors
     assert type(_module_answer(generator, [generator])) is nn.Sequential
     assert _module_answer(_bomb(), [], trusted=True).out_channels == 4096
 
