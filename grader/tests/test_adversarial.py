@@ -609,8 +609,10 @@ def check_fill_scratch(g: Graded, report: str) -> None:
 
 
 def check_module_bomb(g: Graded, report: str | None) -> None:
-    text = messages(g.results, "nn/fuse_conv_bn")
-    assert "out_channels=4096" in text or "must be dense" in text, text[:2000]
+    called = [t for t in records_of(g.results, "nn/fuse_conv_bn") if t["outcome"] != "not_run"]
+    refused = "broke the grading contract: a Conv2d came back with out_channels=4096"
+    assert called and all(refused in (t["message"] or "") for t in called), [  # before it ran here
+        (t["name"], (t["message"] or "")[:200]) for t in called if refused not in (t["message"] or "")]
     spent = sum(t["duration_s"] for t in records_of(g.results, "nn/fuse_conv_bn"))
     assert spent < 30, f"fuse_conv_bn's tests took {spent:.1f} s in all (the red team's bomb: 76 s)"
 
