@@ -126,6 +126,13 @@ PRIMS: dict[str, tuple[str, ...]] = {
 }
 # Where torch keeps its Python twins of aten operators (decompositions, references, meta kernels).
 _TWIN_HOMES = ("torch._decomp", "torch._refs", "torch._prims", "torch._meta_registrations")
+# torch's files (relative to its folder) that, loaded after the armor went on, would bring
+# twins it never saw (``torch._inductor.decomposition`` has its own ``max_pool2d_with_indices``
+# and ``_native_layer_norm``; ``fx_passes`` folds batch norms into convolutions): in a drill
+# that forbids something they are not opened, so not imported either. Only those: torch's
+# references import other parts of ``torch._inductor`` and ``torch._decomp`` as they run
+# (whose tables hold backward and random-number decompositions, no forward twin).
+_LAZY_TWINS = ("_inductor/decomposition.py", "_inductor/fx_passes")
 
 
 def twins_of(name: str) -> list[types.FunctionType]:
@@ -443,12 +450,13 @@ class _Sources:
     ``inspect.getsource``, ``Path.read_bytes``, ``os.open``. Each of them opens the file,
     so the audit hook refuses opening these files, their bytecode and their folders (whose
     file descriptors would open them by a relative name), and compiling or running code
-    that names them. Every other file stays readable: torch's lazy imports open theirs
-    the same way."""
+    that names them. So are torch's ``_LAZY_TWINS``, whose twins the armor never saw.
+    Every other file stays readable: torch's lazy imports open theirs the same way."""
 
     files: frozenset[str]  # resolved paths of the sources
     folders: frozenset[str]  # their folders and bytecode folders
     names: frozenset[str]  # their file names (a relative path could be relative to anywhere)
+    lazy: tuple[str, ...]  # resolved ``_LAZY_TWINS``: a file, or a folder and all below it
 
     @classmethod
     def of(cls, files: Iterable[str]) -> _Sources:
@@ -458,15 +466,20 @@ class _Sources:
         for f in spelled | real:  # what a worker read of them before the armor went on is not kept either
             linecache.cache.pop(f, None)
         folders = {os.path.dirname(f) for f in real}
+        lazy = tuple(os.path.join(_torch_dir()[1], twin) for twin in _LAZY_TWINS)
         return cls(frozenset(real), frozenset(folders | {os.path.join(d, "__pycache__") for d in folders}),
-                   frozenset(os.path.basename(f) for f in real))
+                   frozenset({os.path.basename(f) for f in real} | {os.path.basename(t) for t in lazy}),
+                   lazy)
 
     def refuses(self, path: str) -> bool:
         """Whether opening, compiling or running ``path`` would run one of the files again."""
         if not os.path.isabs(path):
-            return path.endswith(_CODE_SUFFIXES) and os.path.basename(_source_of(path)) in self.names
+            return path.endswith(_CODE_SUFFIXES) and (os.path.basename(_source_of(path)) in self.names
+                                                      or "fx_passes" in path.split(os.sep))
         real = os.path.realpath(path)
-        return _source_of(real) in self.files or real in self.folders
+        source = _source_of(real)
+        return source in self.files or real in self.folders \
+            or any(source == twin or source.startswith(twin + os.sep) for twin in self.lazy)
 
 
 def _source_of(path: str) -> str:
