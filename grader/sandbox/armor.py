@@ -22,12 +22,13 @@ API unusable there for good, in every thread, by every route it knows:
   machinery from Python: gc's object walks, ctypes, writing ``/proc/self/mem``; and, in
   a drill that forbids something, reading, compiling or running again the source (or
   bytecode) of a file whose code the armor replaced (``_Sources``): running
-  ``torch/nn/utils/fusion.py`` afresh would make an unarmored copy of its functions.
+  ``torch/nn/utils/fusion.py`` afresh would make an unarmored copy of its functions;
+  nor are torch's modules with twins the armor never saw (``_LAZY_TWINS``) imported.
   torch's own imports of other modules, loaded lazily, still work.
 
-Every one of them calls ``report(name, hint)``, which tells the grader which API was
-used and ends the worker: a use cannot be caught and forgotten, because no code of
-the submission runs after it. Where a forbidden API is only a Python method with no
+Every kernel and replaced function calls ``report(name, hint)``, which tells the grader
+which API was used and ends the worker: a use cannot be caught and forgotten, because no
+code of the submission runs after it (the audit hook raises ``PermissionError``). Where a forbidden API is only a Python method with no
 operator behind it (``Tensor.stride``, ``Tensor.is_contiguous``) or shares its kernel
 with an allowed one (``torch.convolution`` in the transposed-convolution drill, whose
 spec allows ``F.conv2d``), it is refused by name only; reaching it through
