@@ -28,12 +28,13 @@ API unusable there for good, in every thread, by every route it knows:
 
 Every kernel and replaced function calls ``report(name, hint)``, which tells the grader
 which API was used and ends the worker: a use cannot be caught and forgotten, because no
-code of the submission runs after it (the audit hook raises ``PermissionError``). Where a forbidden API is only a Python method with no
-operator behind it (``Tensor.stride``, ``Tensor.is_contiguous``) or shares its kernel
-with an allowed one (``torch.convolution`` in the transposed-convolution drill, whose
-spec allows ``F.conv2d``), it is refused by name only; reaching it through
-``torch._C`` or ``torch.ops`` is left to the static scan, which flags both for the
-instructor (``grader.grading.scan``).
+code of the submission runs after it (the audit hook raises ``PermissionError``).
+Where a forbidden API is only a Python method with no operator behind it
+(``Tensor.stride``, ``Tensor.is_contiguous``) or shares its kernel with an allowed one
+(``torch.convolution`` in the transposed-convolution drill, whose spec allows
+``F.conv2d``), it is refused by name only; reaching it through ``torch._C`` or
+``torch.ops`` is left to the static scan, which flags both for the instructor
+(``grader.grading.scan``).
 """
 
 from __future__ import annotations
