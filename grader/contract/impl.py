@@ -124,6 +124,10 @@ class Implementation:
             if record is not None:
                 record["raised"] = f"{type(exc.original).__name__}: {exc.original}"
             raise
+        except SubmissionError:
+            if record is not None and record in self.calls:  # the file never loaded: no call was made
+                self.calls.remove(record)
+            raise
         except TimedOut as exc:
             # hypothesis stops at once (no final replay records it): keep the input here
             record = record if record is not None else self._record(name, args, kwargs)

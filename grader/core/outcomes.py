@@ -7,7 +7,9 @@ A test's outcome is decided by what it raised, not by string matching:
   instead of shrinking a stub, and a student's ``except Exception`` cannot hide it.
 - ``StudentError`` wraps anything the student's code raised; hypothesis shrinks it
   like a failure, so the report shows the smallest input that crashes.
-- ``SubmissionError``: the file could not be imported (syntax error, import error).
+- ``SubmissionError``: the file could not be imported (syntax error, import error). A
+  ``BaseException`` too: every example would fail the same way, so hypothesis must not
+  shrink it, and the grading reports it once per drill (``grader.grading.session``).
 - ``TimedOut``: the grader's per-test clock ran out.
 - ``BrokenContract``: a sandboxed worker answered outside the grading contract (an
   oversize or malformed answer). A ``BaseException``, like ``NotAttempted``, so the
@@ -27,6 +29,10 @@ NOT_RUN = "not_run"
 TEST_OUTCOMES = (PASSED, FAILED, ERROR, NOT_ATTEMPTED, TIMED_OUT, NOT_RUN)
 EXERCISE_STATUSES = (PASSED, "partial", FAILED, ERROR, NOT_ATTEMPTED, NOT_RUN)
 
+# Why a ``cuda`` test is not run here. Not "run tox -e cuda": that grades the course's
+# reference, not the student's work; the instructor's CUDA runner grades the student's.
+CUDA_REASON = "needs a CUDA device, and this machine has none: your instructor's CUDA runner grades it"
+
 
 class NotAttempted(BaseException):
     """The drill (or the function a test needs) is still a stub or missing."""
@@ -40,7 +46,7 @@ class BrokenContract(BaseException):
     """A worker's answer broke the data contract (too big, malformed): an error."""
 
 
-class SubmissionError(Exception):
+class SubmissionError(BaseException):
     """The submission's file for an exercise cannot be loaded."""
 
 

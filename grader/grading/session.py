@@ -36,7 +36,7 @@ from grader.core import secret as secret_module
 from grader.core.course import course_root
 from grader.core.course import exercise_id as exercise_id_of
 from grader.core.errors import UsageError
-from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, TIMED_OUT, TimedOut
+from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, TIMED_OUT, SubmissionError, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
 from grader.sandbox import zygote
@@ -78,6 +78,7 @@ class GradingSession:
         self._budgets: budgets_module.Budgets | None = None
         self._spent: dict[str, float] = {}  # drill id -> seconds its tests ran in this process
         self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
+        self._unloadable: dict[str, str] = {}  # drill -> why its file does not load
         profiles.activate(config.getoption("hypothesis_profile", None))
         self.secret = official_secret(config)
         examples.widen(self.secret is not None)  # before the tests are collected: they build strategies
@@ -228,6 +229,9 @@ class GradingSession:
         if reason:
             item.stash[_not_run_reason] = reason
             pytest.skip(reason)
+        broken = self._unloadable.get(drill)
+        if broken is not None:  # the same error, at once: the file is not loaded again
+            raise SubmissionError(broken)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Any:
@@ -260,6 +264,8 @@ class GradingSession:
         if _meta(item) is None:
             return report
         exc = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(exc, SubmissionError) and call.when == "call":
+            self._unloadable.setdefault(_meta(item)["exercise"], str(exc))  # type: ignore[index]
         if isinstance(exc, SandboxBroken):  # the controller stops the grading on this report
             report.user_properties.append((SANDBOX_BROKEN, str(exc)))
             return report

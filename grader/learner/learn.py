@@ -11,6 +11,7 @@ learner stands, whichever command wrote it.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import pdb
 import signal
@@ -20,10 +21,10 @@ import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, TextIO
 
 from rich import box
 from rich.console import Console, JustifyMethod
@@ -43,6 +44,7 @@ from grader.reports import present, table
 
 QUICK_PROFILE = "torchdrill-quick"
 WATCH_TIMEOUT_S = 60.0
+MAX_CHECK_OUTPUT = 100_000  # characters of the learner's own output one check shows (grade keeps 2,000 per test)
 EXIT_NOT_DONE = 1
 
 # An exercise's status, in the words of a learner's to-do list.
@@ -168,7 +170,7 @@ def _debug_here(*args: Any, **kwargs: Any) -> None:
     time), then open ``_CheckPdb`` in the caller's frame."""
     if hasattr(signal, "setitimer"):
         signal.setitimer(signal.ITIMER_REAL, 0)
-    _CheckPdb().set_trace(sys._getframe(1))
+    _CheckPdb(stdout=sys.__stdout__).set_trace(sys._getframe(1))  # past any output cap
 
 
 @contextmanager
@@ -186,6 +188,62 @@ def _breakpoints_for_check() -> Iterator[None]:
         sys.breakpointhook = previous
 
 
+@dataclass
+class _Budget:
+    """What is left of a check's output cap, and how much was cut."""
+
+    cap: int
+    left: int
+    cut: int = 0
+
+
+class _CappedOutput(io.TextIOBase):
+    """A text stream that passes the first ``cap.left`` characters on to ``stream``, says
+    once that the rest was cut, and drops it: a learner's ``print`` in a loop must not
+    flood the terminal (stdout and stderr share one ``_Budget``)."""
+
+    def __init__(self, stream: TextIO, budget: _Budget):
+        self.stream, self.budget = stream, budget
+
+    def write(self, text: str) -> int:
+        budget = self.budget
+        if budget.left > 0:
+            shown = text[:budget.left]
+            self.stream.write(shown)
+            budget.left -= len(shown)
+            budget.cut += len(text) - len(shown)
+            if budget.left == 0:
+                self.stream.write(f"\n... (your output is cut here: a check shows {budget.cap:,} "
+                                  "characters of it)\n")
+        else:
+            budget.cut += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+
+@contextmanager
+def _capped_output(cap: int) -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` capped to ``cap`` characters together for the block."""
+    budget = _Budget(cap, cap)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _CappedOutput(saved[0], budget), _CappedOutput(saved[1], budget)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        if budget.cut:
+            print(f"({budget.cut:,} characters of your output were not shown)", file=sys.stderr)
+
+
 def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None = None) -> Results:
     """Grade one drill in this process (quick profile, no capture); return the results."""
     test = exercise_tests(root).get(drill_id)
@@ -196,7 +254,7 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
                 "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
                 "--public-examples"]  # what a learner can replay, even with a secret in the environment
         try:
-            with _breakpoints_for_check():
+            with _breakpoints_for_check(), _capped_output(MAX_CHECK_OUTPUT):
                 results = run_grading(root, submission, Path(tmp) / "results.json", args)
         except GradingInterrupted:
             raise KeyboardInterrupt from None
@@ -205,13 +263,16 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
     return results
 
 
-def check(where: Place, drill_id: str, console: Console, timeout: float | None = None) -> str:
-    """Check one drill, record it in the results file, print what to fix; its status."""
+def check(where: Place, drill_id: str, console: Console, timeout: float | None = None,
+          record: bool = True) -> str:
+    """Check one drill, record it in the results file (unless ``record`` is False), print
+    what to fix; its status."""
     started = time.perf_counter()
     results = run_check(where.root, drill_id, where.submission, timeout)
     elapsed = time.perf_counter() - started
     merged = merge(last_results(where.results_path), results, where.course)
-    results_module.write(merged, where.results_path)
+    if record:
+        results_module.write(merged, where.results_path)
     row = next((ex for ex in results["exercises"] if ex["id"] == drill_id), None)
     if row is None:
         raise GraderFailed(f"the tests of {drill_id} reported no graded property")
@@ -266,12 +327,32 @@ def _short(course: Course, drill_id: str) -> str:
         return drill_id
 
 
+def for_file(where: Place, given: str, drill_id: str) -> Place | None:
+    """Where a drill file named on the command line lives, when it is not the learner's
+    own (``check ../other/exercises/tensors/one_hot.py`` grades that file, not this
+    folder's); None for the learner's own file, a test file, or a drill name. (``resolve``
+    took the file for ``drill_id`` only if its path ends in ``tensors/one_hot.py``.)"""
+    path = Path(given)
+    if path.suffix != ".py" or not path.is_file() or path.name.startswith("test_"):
+        return None
+    path = path.resolve()
+    if path == where.exercise_file(drill_id).resolve():
+        return None
+    return replace(where, submission=path.parents[len(PurePosixPath(drill_id).parts) - 1])
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     where = place(args)
     drill_id = resolve(where.course, args.name)
+    elsewhere = for_file(where, args.name, drill_id)
     console = table.make_console()
+    if elsewhere is not None:
+        console.print(Text(f"checking {elsewhere.submission / drill_id}.py (not your {where.submission.name}/: "
+                           f"{'recorded in ' + str(where.results_path) if args.out else 'not recorded'})",
+                           style="dim"))
     try:
-        status = check(where, drill_id, console, args.timeout)
+        status = check(elsewhere or where, drill_id, console, args.timeout,
+                       record=elsewhere is None or bool(args.out))
     except KeyboardInterrupt:
         console.print("\ninterrupted")
         return 130

@@ -66,17 +66,29 @@ def render(results: Results, file: TextIO | None = None, width: int | None = Non
 
 
 def render_problems(results: Mapping[str, Any], console: Console) -> None:
-    """Each failing property: its message, counterexample and the student's traceback."""
+    """Each failing property: its message, counterexample and the student's traceback.
+    Properties of a drill that failed with the very same text (a file that does not
+    load) are shown once, with the names of the others."""
     for ex in results["exercises"]:
+        shown: dict[str, list[str]] = {}  # text -> the other properties that had it
         for t in present.sorted_tests(ex["tests"]):
             if t["outcome"] not in present.PROBLEMS:
                 continue
+            body = present.printable(present.problem_text(t)) or "(no message or counterexample recorded)"
+            if body in shown:
+                shown[body].append(t["name"])
+                continue
+            shown[body] = []
             console.print()
             heading = Text(f"{ex['id']}::{t['name']}", style="bold")
             heading.append(f"  {present.label(t['outcome'])}", style=STATUS_STYLE.get(t["outcome"], "red"))
             console.print(heading)
-            body = present.printable(present.problem_text(t)) or "(no message or counterexample recorded)"
             console.print(Text("    " + body.replace("\n", "\n    ")), soft_wrap=True)
+        for body, others in shown.items():
+            if others:
+                console.print(Text(f"\n{ex['id']}: the same on {len(others)} more "
+                                   f"{'property' if len(others) == 1 else 'properties'}: {', '.join(others)}",
+                                   style="dim"), soft_wrap=True)
 
 
 def render_flags(results: Mapping[str, Any], console: Console) -> None:

@@ -1,0 +1,89 @@
+"""``torchdrill check`` on a learner's first day: what it grades, what it prints.
+
+A file named on the command line is the file graded (not this course's copy of the
+drill), a file that does not load is reported once, and a ``print`` in a loop does
+not flood the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from grader.learner.learn import MAX_CHECK_OUTPUT
+from grader.tests.grading import REPO
+
+WRONG_DTYPE = '''\
+import torch
+
+
+def one_hot(labels, num_classes=-1):
+    labels = labels.long()
+    n = num_classes if num_classes != -1 else int(labels.max()) + 1
+    return torch.zeros(*labels.shape, n).scatter_(-1, labels.unsqueeze(-1), 1)  # float32
+'''
+
+# The reference one_hot, printing 120,000 characters every call.
+FLOOD = (REPO / "reference" / "tensors" / "one_hot.py").read_text().replace(
+    "    labels = labels.long()\n", '    print("debug " * 20_000)\n    labels = labels.long()\n', 1)
+
+NO_COLON = "import torch\n\n\ndef one_hot(labels, num_classes=-1)\n    return labels\n"
+
+
+def _check(name: str, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", "check", name, "--course", str(REPO), *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def _drill_file(folder: Path, source: str) -> Path:
+    path = folder / "tensors" / "one_hot.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(source)
+    return path
+
+
+def test_a_file_named_on_the_command_line_is_the_file_graded(tmp_path):
+    """Not the submission's copy of the drill (here the reference, which passes), and not
+    recorded as the learner's own."""
+    record = REPO / "reports" / "results.json"
+    before = record.read_bytes() if record.exists() else None
+    path = _drill_file(tmp_path / "elsewhere" / "exercises", WRONG_DTYPE)
+    proc = _check(str(path), "--submission", str(REPO / "reference"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "dtype differs: got torch.float32, expected torch.int64" in proc.stdout
+    assert "not recorded" in proc.stdout
+    assert (record.read_bytes() if record.exists() else None) == before
+
+
+def test_a_file_not_laid_out_like_exercises_is_refused(tmp_path):
+    odd = tmp_path / "tensors" / "extra" / "one_hot.py"
+    odd.parent.mkdir(parents=True)
+    odd.write_text(WRONG_DTYPE)
+    proc = _check(str(odd))
+    assert proc.returncode == 2 and f"unknown drill {odd}: did you mean one_hot?" in proc.stderr
+
+
+def test_a_file_that_does_not_load_is_reported_once(tmp_path):
+    submission = tmp_path / "sub"
+    _drill_file(submission, NO_COLON)
+    proc = _check("one_hot", "--submission", str(submission), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1
+    assert proc.stdout.count("SyntaxError: expected ':'") == 1, proc.stdout
+    assert "the same on 9 more properties" in proc.stdout
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    tests = results["exercises"][0]["tests"]
+    assert {t["outcome"] for t in tests} == {"error"}
+    assert all(t["counterexample"] is None for t in tests), "no call was made: none is shown"
+
+
+def test_a_flood_of_output_is_cut(tmp_path):
+    submission = tmp_path / "sub"
+    _drill_file(submission, FLOOD)
+    proc = _check("one_hot", "--submission", str(submission), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(proc.stdout) + len(proc.stderr) < 2 * MAX_CHECK_OUTPUT
+    assert "your output is cut here" in proc.stdout
+    assert "characters of your output were not shown" in proc.stderr
+    assert "tensors/one_hot  passed" in proc.stdout  # the verdict still comes after it
