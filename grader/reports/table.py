@@ -84,7 +84,7 @@ def render_problems(results: Mapping[str, Any], console: Console) -> None:
             heading.append(f"  {present.label(t['outcome'])}", style=STATUS_STYLE.get(t["outcome"], "red"))
             console.print(heading)
             console.print(Text("    " + body.replace("\n", "\n    ")), soft_wrap=True)
-        for body, others in shown.items():
+        for others in shown.values():
             if others:
                 console.print(Text(f"\n{ex['id']}: the same on {len(others)} more "
                                    f"{'property' if len(others) == 1 else 'properties'}: {', '.join(others)}",
