@@ -442,8 +442,8 @@ def cell_line(rows: list[tuple[int, int, int, int]] | list[list[int]], line: int
 
 def annotate(results: Any, info: dict[str, Any]) -> Any:
     """Record in ``results`` (in place; also returned) where each exercise's code came
-    from (``ExerciseResult.source``), and after every ``<drill>.py, line N`` in its
-    messages and static flags, the notebook cell and line it is. ``info`` is
+    from (``ExerciseResult.source``), and in its messages every ``<drill>.py, line N``
+    replaced by the notebook's cell and line (static flags get them beside). ``info`` is
     ``Extraction.as_json()``."""
     sources = info.get("sources") or {}
     maps = info.get("line_map") or {}
@@ -468,11 +468,14 @@ def _mark_cells(text: str, drill: str, rows: Any, notebook: str) -> str:
     tail = PurePosixPath(drill).as_posix()
 
     def mark(m: re.Match[str]) -> str:
+        """``File "alice/tensors/one_hot.py", line 9`` -> ``File "hw.ipynb", cell 2, line 3``:
+        the grader's copy of the cell's code is a file the learner never saw."""
         if not m.group("path").endswith(tail):
             return m.group(0)
         found = cell_line(rows, int(m.group("line")))
-        where = f" ({notebook}, cell {found[0]}, line {found[1]})" if found else ""
-        return m.group(0) + where
+        if not found:
+            return m.group(0)
+        return f"{notebook}{m.group('sep')} cell {found[0]}, line {found[1]}"
 
     return _FILE_LINE.sub(mark, text)
 
