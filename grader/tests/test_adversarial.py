@@ -655,9 +655,9 @@ def graded_property(attack: str, tmp_path_factory: pytest.TempPathFactory) -> di
         values = dict(zip(PLACEHOLDERS, (str(REPO), str(folder / "out"), str(folder / "submission"),
                                          str(folder / "other"), f"tdadv-canary-{attack}")))
         _copy_attack(attack, folder / "submission", values)
-        return grade_properties(folder / "submission", folder / "out",
-                                {attack_target(attack): list(PROPERTY_ATTACKS[attack])},
-                                "--no-shrink", "--isolation", "sandbox")
+        return dict(grade_properties(folder / "submission", folder / "out",
+                                     {attack_target(attack): list(PROPERTY_ATTACKS[attack])},
+                                     "--no-shrink", "--isolation", "sandbox"))
     return shared(tmp_path_factory, f"adversarial-property-{attack}", make)
 
 
