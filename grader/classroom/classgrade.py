@@ -45,6 +45,7 @@ from rich.text import Text
 
 from grader.classroom import gradeproc, similarity, submissions
 from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.core import course as course_module
 from grader.core import notebooks
 from grader.core import results as results_module
 from grader.core import secret as secret_module
@@ -315,7 +316,8 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
             found = None
     written = {"class report": classreport.write_class_report(current, problems, out, course,
                                                               similarity=found),
-               "grades": exports.write_grades_csv(current, out / GRADES_CSV)}
+               "grades": exports.write_grades_csv(current, out / GRADES_CSV,
+                                                  course=_course_or_none(course))}
     if found is not None:
         write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
         written["similarity"] = similarity_view.write_csv(found, out / similarity_view.CSV_NAME)
@@ -324,6 +326,14 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
         if paths:
             written["gradescope"] = paths[0].parent
     return written
+
+
+def _course_or_none(course: Path) -> course_module.Course | None:
+    """The course (order of the drills, grades.csv's decimals); None if course.toml is unreadable."""
+    try:
+        return course_module.load(course)
+    except course_module.CourseError:
+        return None
 
 
 class _Rate(ProgressColumn):

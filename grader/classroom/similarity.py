@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from grader.core.outcomes import ERROR, FAILED
+from grader.reports.present import answer_text
 
 # Chosen on the course's own drills (short files): the reference against a disguised
 # copy of it (locals renamed, neighbouring statements swapped, functions reordered,
@@ -225,9 +226,12 @@ def _wrong_answer(test: Mapping[str, Any]) -> str | None:
     if given is None:
         return None
     got = cx.get("got")
-    said = json.dumps(got, sort_keys=True)[:2000] if got is not None else \
-        (test.get("message") or "").strip().splitlines()[0][:300] if test.get("message") else ""
-    return json.dumps([test["name"], given, said])
+    if got is not None:  # the same wrong value: its description decides, its words are shown
+        same, said = json.dumps(got, sort_keys=True)[:2000], answer_text(got)[:300]
+    else:  # what it raised
+        said = (test.get("message") or "").strip().splitlines()[0][:300] if test.get("message") else ""
+        same = said
+    return json.dumps([test["name"], given, same, said, got is not None])
 
 
 def behaviour(results_by_student: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -249,8 +253,8 @@ def behaviour(results_by_student: Mapping[str, Mapping[str, Any]]) -> dict[str, 
         shared: dict[tuple[str, str], list[dict[str, Any]]] = {}
         common = []
         for key, sids in sorted(answers.items()):
-            test, given, said = json.loads(key)
-            answer = {"test": test, "input": given, "got": said, "students": sids}
+            test, given, _, said, returned = json.loads(key)
+            answer = {"test": test, "input": given, "got": said, "returned": returned, "students": sids}
             if len(sids) > limit:
                 common.append(answer)
             elif len(sids) >= 2:

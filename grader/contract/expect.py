@@ -42,18 +42,37 @@ def assert_same(got: Any, expected: Any, *, what: str = "result",
     _compare(got, expected, what, rtol, atol, equal_nan)
 
 
+def as_tuple(x: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The items ``x`` holds, as an exact ``tuple``, whatever tuple subclass it is
+    (``torch.Size``, a named tuple): read from its storage, not through methods it
+    may override."""
+    return tuple.__getitem__(x, slice(None))
+
+
+def is_tuple_of_ints(x: Any) -> bool:
+    """Whether ``x`` is what a spec calls "a tuple of Python ints": a tuple, or a
+    subclass of one (``torch.Size``), holding exact ``int``s (not bools, not tensors)."""
+    return isinstance(x, tuple) and all(type(n) is int for n in as_tuple(x))
+
+
 def _compare(got: Any, expected: Any, what: str, rtol: float | None, atol: float | None,
              equal_nan: bool) -> None:
     if isinstance(expected, torch.Tensor):
         _compare_tensor(got, expected, what, rtol, atol, equal_nan)
         return
+    if isinstance(got, tuple) and isinstance(expected, tuple):
+        # A spec's "tuple" is any tuple: torch.Size, what torch itself returns for a shape,
+        # is one. The items compared are those the tuple holds (``tuple.__getitem__``
+        # reads them past any ``__iter__``/``__len__``/``__eq__`` a subclass defines).
+        got, expected = as_tuple(got), as_tuple(expected)
     if type(got) is not type(expected):
         raise Mismatch(
             f"{what}: expected a {type(expected).__name__}, got a {type(got).__name__}",
             got=got, expected=expected, diff={"kind": "type"})
     if isinstance(expected, (tuple, list)):
         if len(got) != len(expected):
-            raise Mismatch(f"{what}: expected {len(expected)} items, got {len(got)}",
+            raise Mismatch(f"{what}: expected {len(expected)} item{'' if len(expected) == 1 else 's'}, "
+                           f"got {len(got)}",
                            got=got, expected=expected, diff={"kind": "length"})
         for i, (g, e) in enumerate(zip(got, expected)):
             _compare(g, e, f"{what}[{i}]", rtol, atol, equal_nan)

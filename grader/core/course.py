@@ -19,8 +19,11 @@ exercises are in (``resolve_submission``).
 from __future__ import annotations
 
 import ast
+import difflib
 import os
 import tomllib
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -54,11 +57,15 @@ class Topic:
     drills: tuple[Drill, ...]
 
 
+GRADE_DECIMALS = 2  # grades.csv: points rounded to this many decimals, unless course.toml says
+
+
 @dataclass(frozen=True)
 class Course:
     root: Path
     title: str
     topics: tuple[Topic, ...]
+    grade_decimals: int = GRADE_DECIMALS  # ``[grades] decimals`` in course.toml
 
     @property
     def drills(self) -> tuple[Drill, ...]:
@@ -90,12 +97,37 @@ class Course:
             return by_path[0]
         if len(by_path) > 1:
             raise CourseError(f"{given} is ambiguous: say which of {', '.join(by_path)}")
-        raise CourseError(f"unknown drill {given}; known: {', '.join(self.ids)}")
+        raise CourseError(self.unknown(given))
+
+    def unknown(self, given: str) -> str:
+        """``unknown drill onehot: did you mean one_hot?``; without a close name, the
+        drills by name (``torchdrill list`` shows them with their topics)."""
+        counts = Counter(d.name for d in self.drills)
+        names = {d.name: d.id for d in self.drills if counts[d.name] == 1}  # names that say one drill
+        path = PurePosixPath(Path(given).as_posix())
+        stem = path.stem.removeprefix("test_") if path.suffix == ".py" else path.name
+        close = difflib.get_close_matches(stem.lower(), list(names), n=3, cutoff=0.6) \
+            or difflib.get_close_matches(given.lower(), self.ids, n=3, cutoff=0.6)
+        shown = list(dict.fromkeys(_short_name(c, names) for c in close))
+        if shown:
+            return f"unknown drill {given}: did you mean {' or '.join(shown)}?"
+        return (f"unknown drill {given}; the {len(self.ids)} drills are "
+                f"{', '.join(_short_name(i, names) for i in self.ids)} (`torchdrill list` shows them)")
 
     def position(self, drill_id: str) -> int:
         """Index in course order; drills not in the course sort last."""
         ids = self.ids
         return ids.index(drill_id) if drill_id in ids else len(ids)
+
+    def in_order(self, drill_ids: Iterable[str]) -> list[str]:
+        """``drill_ids`` in course order; drills not in the course last, by id."""
+        return sorted(set(drill_ids), key=lambda i: (self.position(i), i))
+
+
+def _short_name(drill: str, names: dict[str, str]) -> str:
+    """A drill's name (``drill`` may be one) when it names one drill only, else its id."""
+    name = PurePosixPath(drill).name
+    return name if names.get(name) in (drill, names.get(drill)) and name in names else drill
 
 
 def _is_file_of(given: str, drill_id: str) -> bool:
@@ -155,7 +187,9 @@ def resolve_submission(course: Path, given: str) -> Path:
             return folder
     if Path(given).exists():
         raise UsageError(f"submission {given} is not a folder: give a folder laid out like exercises/")
-    raise UsageError(f"submission folder {given} does not exist (looked in {Path.cwd()} and {course})")
+    looked = list(dict.fromkeys(str(p) for p in (Path(given).absolute(), (course / given).absolute())))
+    raise UsageError(f"submission folder {given} does not exist" + (
+        f" (looked for {looked[0]} and {looked[1]})" if len(looked) > 1 else ""))
 
 
 def _refuse_links(folder: Path) -> None:
@@ -178,7 +212,7 @@ def load(root: Path) -> Course:
     if not missing:
         return course
     extra = _course_from_ids(root, missing).topics
-    return Course(root, course.title, course.topics + extra)
+    return Course(root, course.title, course.topics + extra, course.grade_decimals)
 
 
 def listed_ids(root: Path) -> list[str]:
@@ -206,7 +240,18 @@ def _parse(root: Path, path: Path) -> Course:
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise CourseError(f"{path} lists drill {', '.join(duplicated)} more than once")
-    return Course(root, str(data.get("title") or root.name), tuple(topics))
+    return Course(root, str(data.get("title") or root.name), tuple(topics), _decimals(path, data))
+
+
+def _decimals(path: Path, data: dict[str, Any]) -> int:
+    grades = data.get("grades", {})
+    if not isinstance(grades, dict):
+        raise CourseError(f"{path}: 'grades' must be a table ([grades])")
+    decimals = grades.get("decimals", GRADE_DECIMALS)
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 6:
+        raise CourseError(f"{path}: [grades] decimals must be a whole number from 0 to 6, "
+                          f"not {decimals!r}")
+    return decimals
 
 
 def _topic(path: Path, index: int, data: Any) -> Topic:

@@ -28,13 +28,14 @@ import io
 import re
 import statistics
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
+from grader.core import course as course_module
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results import Results
@@ -106,8 +107,9 @@ def student_href(student_id: str) -> str:
 # ------------------------------------------------------------------ figures
 
 def class_summary(results_by_student: Mapping[str, Results],
-                  problems: dict[str, str]) -> dict[str, Any]:
-    """Every figure on the class page, as plain data.
+                  problems: dict[str, str], order: Sequence[str] = ()) -> dict[str, Any]:
+    """Every figure on the class page, as plain data; exercises in course order
+    (``order``: drill ids as ``course.toml`` lists them; others after them, by id).
 
     - ``exercises``: per exercise, over the students *graded* on it (status not
       ``not_run``): mean and median score, share at full marks, share not
@@ -120,7 +122,7 @@ def class_summary(results_by_student: Mapping[str, Results],
     - ``totals``, ``students`` (the roster), ``errors``, ``problems``, ``suites``.
     """
     ids = sorted(results_by_student)
-    catalogue = _catalogue(results_by_student, ids)
+    catalogue = _catalogue(results_by_student, ids, order)
     roster = [_roster_row(i, sid, results_by_student[sid], catalogue)
               for i, sid in enumerate(ids)]
     totals = [row["score"] for row in roster]
@@ -131,7 +133,7 @@ def class_summary(results_by_student: Mapping[str, Results],
         "student_count": len(ids),
         "students": roster,
         "exercises": [_exercise_stats(ex, roster) for ex in catalogue.values()],
-        "properties": _property_stats(results_by_student, ids),
+        "properties": _property_stats(results_by_student, ids, list(catalogue)),
         "totals": {
             "scores": totals,
             "full_points": full_points,
@@ -150,7 +152,22 @@ def class_summary(results_by_student: Mapping[str, Results],
     }
 
 
-def _catalogue(results_by_student: Mapping[str, Results], ids: list[str]
+def course_position(order: Sequence[str]) -> Callable[[str], tuple[int, str]]:
+    """A sort key: a drill's place in ``order`` (course order), then its id."""
+    where = {eid: k for k, eid in enumerate(order)}
+    return lambda eid: (where.get(eid, len(where)), eid)
+
+
+def course_order(course: Path) -> list[str]:
+    """The drill ids of the course at ``course`` in ``course.toml``'s order (none when
+    it cannot be read: then every list is in id order)."""
+    try:
+        return course_module.load(course).ids
+    except course_module.CourseError:
+        return []
+
+
+def _catalogue(results_by_student: Mapping[str, Results], ids: list[str], order: Sequence[str] = ()
                ) -> dict[str, dict[str, Any]]:
     """Every exercise any student has, by id: title and points (the largest seen)."""
     found: dict[str, dict[str, Any]] = {}
@@ -165,7 +182,7 @@ def _catalogue(results_by_student: Mapping[str, Results], ids: list[str]
     for eid, entry in found.items():
         short = eid.rsplit("/", 1)[-1]
         entry["label"] = short if shorts[short] == 1 else eid
-    return {eid: found[eid] for eid in sorted(found)}
+    return {eid: found[eid] for eid in sorted(found, key=course_position(order))}
 
 
 def _roster_row(index: int, sid: str, results: Results,
@@ -213,8 +230,8 @@ def _exercise_stats(ex: dict[str, Any], roster: list[dict[str, Any]]) -> dict[st
     }
 
 
-def _property_stats(results_by_student: Mapping[str, Results], ids: list[str]
-                    ) -> list[dict[str, Any]]:
+def _property_stats(results_by_student: Mapping[str, Results], ids: list[str],
+                    order: Sequence[str] = ()) -> list[dict[str, Any]]:
     props: dict[tuple[str, str], dict[str, Any]] = {}
     for sid in ids:
         for ex in results_by_student[sid]["exercises"]:
@@ -253,8 +270,9 @@ def _property_stats(results_by_student: Mapping[str, Results], ids: list[str]
             "top_inputs": [{"text": text, "count": len(sids), "students": sids}
                            for text, sids in groups[:TOP_INPUTS]],
         })
+    place = course_position(order)
     rows.sort(key=lambda r: (r["rate"] is None, -(r["rate"] or 0.0), -r["failures"],
-                             r["exercise"], r["test"]))
+                             place(r["exercise"]), r["test"]))
     return rows
 
 
@@ -400,10 +418,12 @@ def _totals_chart(totals: dict[str, Any]) -> Markup | None:
     scores = totals["scores"]
     if not scores:
         return None
-    fig = _figure(7.2, 2.6, {"left": 0.08, "right": 0.985, "bottom": 0.17, "top": 0.96})
+    fig = _figure(7.2, 2.8, {"left": 0.08, "right": 0.985, "bottom": 0.16, "top": 0.87})
     ax = fig.add_subplot()
     top = max(totals["full_points"], max(scores))
-    ax.hist(scores, bins=_bins(top, 20), color=BLUE, edgecolor="white", linewidth=0.6)
+    _, _, bars = ax.hist(scores, bins=_bins(top, 20), color=BLUE, edgecolor="white", linewidth=0.6)
+    for k, bar in enumerate(bars):  # ids the browser test finds them by
+        bar.set_gid(f"bar-{k}")
     ax.axvline(totals["mean"], color=INK, linestyle="--", linewidth=1,
                label=f"mean {present.number(totals['mean'])}")
     ax.axvline(totals["median"], color="#bc4c00", linestyle=":", linewidth=1.4,
@@ -412,7 +432,10 @@ def _totals_chart(totals: dict[str, Any]) -> Markup | None:
     ax.set_xlabel(f"total points (of {present.number(totals['full_points'])})")
     ax.set_ylabel("students")
     _integer_counts(ax)
-    ax.legend(loc="upper left", fontsize=8)
+    # above the plot, never over the bars (they may be anywhere, up to the top)
+    legend = ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=2, borderaxespad=0,
+                       fontsize=8)
+    legend.set_gid("legend")
     label = (f"Histogram of total scores of {len(scores)} students: mean "
              f"{present.number(totals['mean'])}, median {present.number(totals['median'])}")
     return _svg(fig, "totals-", label)
@@ -452,7 +475,7 @@ def render_html(results_by_student: Mapping[str, Results], problems: dict[str, s
                                  f"course folder {course} needs {report.TEMPLATES_DIR}/"
                                  f"{CLASS_TEMPLATE} (run inside the torchdrill checkout, or "
                                  "pass --course DIR)")
-    summary = class_summary(results_by_student, problems)
+    summary = class_summary(results_by_student, problems, course_order(course))
     template = report.environment(folder).get_template(CLASS_TEMPLATE)
     return template.render(
         s=summary,
@@ -462,7 +485,7 @@ def render_html(results_by_student: Mapping[str, Results], problems: dict[str, s
         sort_script=Markup(SORT_SCRIPT),
         student_href=student_href,
         top_inputs=TOP_INPUTS,
-        similarity=similarity_view.view(similarity),  # grader.classroom.similarity's evidence, if any
+        similarity=similarity_view.view(similarity, [ex["id"] for ex in summary["exercises"]]),
     )
 
 

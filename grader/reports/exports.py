@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from grader.core.course import GRADE_DECIMALS, Course
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results import Results
@@ -186,46 +187,52 @@ TOTAL_COLUMN = "Final Points"
 POINTS_POSSIBLE = "Points Possible"
 
 
-def grades_rows(results_by_student: Mapping[str, Results], *,
-                points_possible: bool = False) -> list[list[str]]:
+def grades_rows(results_by_student: Mapping[str, Results], *, points_possible: bool = False,
+                course: Course | None = None) -> list[list[str]]:
     """The rows of ``grades.csv`` (header first); see ``write_grades_csv``."""
     exercises: dict[str, float] = {}
     for results in results_by_student.values():
         for ex in results["exercises"]:
             exercises[ex["id"]] = max(exercises.get(ex["id"], 0.0), ex["points"])
-    ids = sorted(exercises)
+    ids = course.in_order(exercises) if course is not None else sorted(exercises)
+    digits = course.grade_decimals if course is not None else GRADE_DECIMALS
+
+    def points(x: float) -> str:
+        return present.number(x, digits)
+
     rows = [[*CANVAS_STUDENT_COLUMNS, *ids, TOTAL_COLUMN]]
     if points_possible:
-        rows.append([POINTS_POSSIBLE, "", "", "", "", *(_csv_number(exercises[e]) for e in ids),
-                     _csv_number(sum(exercises.values()))])
+        rows.append([POINTS_POSSIBLE, "", "", "", "", *(points(exercises[e]) for e in ids),
+                     points(sum(exercises.values()))])
     for sid in sorted(results_by_student):
         results = results_by_student[sid]
         by_id = {ex["id"]: ex for ex in results["exercises"]}
-        scores = [_csv_score(by_id.get(e)) for e in ids]
-        rows.append([sid, "", sid, sid, "", *scores, _csv_number(results["score"])])
+        scores = ["" if _pending(by_id.get(e)) else points(by_id[e]["score"]) for e in ids]
+        rows.append([sid, sid, sid, sid, "", *scores, points(results["score"])])
     return rows
 
 
 def write_grades_csv(results_by_student: Mapping[str, Results], path: Path, *,
-                     points_possible: bool = False) -> Path:
+                     points_possible: bool = False, course: Course | None = None) -> Path:
     """Write one row per student (sorted by id): the id, one score per exercise
-    (columns named by exercise id, sorted), and the total; returns ``path``.
+    (columns named by exercise id, in the order of ``course``, else by id), and the
+    total; returns ``path``.
 
     The layout is Canvas's gradebook import format, which Moodle also reads:
 
     - Canvas needs the leading columns ``Student, ID, SIS User ID, SIS Login ID,
-      Section`` and matches a row to a student by ``ID`` (Canvas's own user id,
-      which torchdrill does not know, so it is left empty), then ``SIS User ID``,
+      Section`` and matches a row to a student by ``ID``, then ``SIS User ID``,
       then ``SIS Login ID``, then the name in ``Student``. The student id (the
-      submission's name) is written in all three, so it matches whichever one the
-      course uses. The total is ``Final Points``, a column Canvas ignores on import
+      submission's name) is written in all four, so it matches whichever one the
+      course uses (and no row has an empty id). The total is ``Final Points``, a column Canvas ignores on import
       (it computes its own); every other column becomes or updates an assignment
       named by exercise id.
     - Moodle's "Import grades from CSV" lets the instructor map any one column to
       username, ID number or email address (map ``SIS Login ID`` to username, say)
       and each score column to a grade item, ignoring the rest.
 
-    Scores are in points, at most 4 decimals, no float noise (``6.6667``, ``10``).
+    Scores are in points, rounded to the course's ``[grades] decimals`` (2 unless
+    ``course.toml`` says otherwise), no trailing zeros or float noise (``6.67``, ``10``).
     An exercise pending on this machine (not run here) or absent from a student's
     results is left empty: no grade, not a zero. A stub (not attempted) is ``0``.
 
@@ -238,19 +245,14 @@ def write_grades_csv(results_by_student: Mapping[str, Results], path: Path, *,
     4180); written atomically."""
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\r\n").writerows(
-        grades_rows(results_by_student, points_possible=points_possible))
+        grades_rows(results_by_student, points_possible=points_possible, course=course))
     write_atomically(path, buf.getvalue(), newline="")
     return path
 
 
-def _csv_score(ex: Mapping[str, Any] | None) -> str:
-    if ex is None or ex["status"] == NOT_RUN:
-        return ""
-    return _csv_number(ex["score"])
-
-
-def _csv_number(x: float) -> str:
-    return present.number(x, 4)
+def _pending(ex: Mapping[str, Any] | None) -> bool:
+    """No grade yet: the exercise is not in the results, or was not run here."""
+    return ex is None or ex["status"] == NOT_RUN
 
 
 # A student id becomes a file name: the rule grader.core.students gives student ids

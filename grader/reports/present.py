@@ -50,6 +50,16 @@ def number(x: float | int | None, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def plural(count: int | float, word: str, many: str | None = None) -> str:
+    """``1 test``, ``2 tests``, ``1 property``, ``3 properties``: a count and its noun."""
+    if count == 1:
+        return f"{number(count)} {word}"
+    if many is None:
+        many = word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else \
+            word + "es" if word.endswith(("s", "x", "ch", "sh")) else word + "s"
+    return f"{number(count)} {many}"
+
+
 def score_text(score: float, max_score: float) -> str:
     """``0.77 / 10``; never rounds a score that is short of the maximum up to it."""
     digits = 2
@@ -118,6 +128,111 @@ def captured_output(test: Mapping[str, Any]) -> list[tuple[str, str]]:
         if text:
             out.append((stream, text))
     return out
+
+
+# ------------------------------------------------------------------ the environment
+
+_ENVIRONMENT_LABELS = {"cuda_available": "CUDA", "workers": "workers", "shrink": "shrinking",
+                       "examples": "examples", "budgets": "time budgets", "grading": "graded on",
+                       "isolation": "isolation"}
+
+
+def environment_items(environment: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """What ``results.json``'s ``environment`` says, as (label, sentence) pairs for people:
+    never a Python dict or list (``budgets``, ``grading``, ``examples`` are summed up)."""
+    items = []
+    for key, value in (environment or {}).items():
+        if value is None or value == {} or value == []:
+            continue
+        text = _ENVIRONMENT_TEXT.get(key, _plain)(value)
+        if text:
+            items.append((_ENVIRONMENT_LABELS.get(key, key.replace("_", " ")), text))
+    return items
+
+
+def _plain(value: Any) -> str:
+    """Any JSON value as words: ``yes``/``no``, numbers, ``key value, ...``; never a repr."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return number(value)
+    if isinstance(value, Mapping):
+        return ", ".join(f"{str(k).replace('_', ' ')} {_plain(v)}" for k, v in value.items()
+                         if v not in (None, "", [], {}))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)
+
+
+def _cuda_text(value: Any) -> str:
+    return ("available" if value else "not available") if isinstance(value, bool) else _plain(value)
+
+
+def _workers_text(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "one process" if value <= 1 else f"{value} in parallel"
+    return _plain(value)
+
+
+def _shrink_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on (smallest failing inputs)" if value else "off (failing inputs as first found)"
+    return _plain(value)
+
+
+def _isolation_text(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        return _plain(value)
+    layers = value.get("layers") or {}
+    text = str(value.get("mode") or "?")
+    if isinstance(layers, Mapping) and layers:
+        text += ": " + ", ".join(f"{layer} {state}" for layer, state in layers.items())
+    return text
+
+
+def _examples_text(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        return "public (the ones in your tests)" if value == "public" else _plain(value)
+    if value.get("drawn") == "public":
+        return "public (the ones in your tests)"
+    if value.get("drawn") == "secret":
+        widened = value.get("widened")
+        return ("official: drawn from the course secret"
+                + (f" {value['secret']}" if value.get("secret") else "")
+                + (f", ranges {number(widened)}× wider" if isinstance(widened, (int, float))
+                   and widened != 1 else ""))
+    return _plain(value)
+
+
+def _budgets_text(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        return _plain(value)
+    drills = value.get("drills") or {}
+    source = value.get("source") or {}
+    if not isinstance(drills, Mapping) or not drills:
+        return _plain(value)
+    seconds = [float(s) for s in drills.values() if isinstance(s, (int, float))]
+    measured = sum(1 for s in source.values() if s == "reference") if isinstance(source, Mapping) else 0
+    text = f"{plural(len(drills), 'drill')}, {number(sum(seconds), 0)} s in all"
+    if isinstance(value.get("factor"), (int, float)) and isinstance(value.get("margin_s"), (int, float)):
+        text += (f" ({number(value['factor'])}× the reference's time + {number(value['margin_s'])} s"
+                 + (f"; {plural(len(drills) - measured, 'drill')} without a reference time"
+                    if measured < len(drills) else "") + ")")
+    return text
+
+
+def _grading_text(value: Any) -> str:
+    if not isinstance(value, Mapping):
+        return _plain(value)
+    text = str(value.get("worker") or "?")
+    if value.get("cuda_worker"):
+        text += f"; cuda tests on {value['cuda_worker']}"
+    return text
+
+
+_ENVIRONMENT_TEXT = {"cuda_available": _cuda_text, "workers": _workers_text, "shrink": _shrink_text,
+                     "isolation": _isolation_text, "examples": _examples_text,
+                     "budgets": _budgets_text, "grading": _grading_text}
 
 
 # ------------------------------------------------------------------ values
@@ -229,6 +344,23 @@ def value_text(value: Any) -> str:
             return value.get("repr", "module")
         return value.get("repr", str(value))
     return repr(value)
+
+
+SMALL_VALUES = 8  # a tensor with at most this many elements is written out in full in one line
+
+
+def answer_text(value: Any) -> str:
+    """A described value as one line for people, small tensors with their values:
+    ``<float32 tensor of shape (2,)> [0., 1.]``; never JSON."""
+    if is_tensor(value):
+        size = 1
+        for d in value.get("shape") or []:
+            size *= d
+        values = value.get("values")
+        if size <= SMALL_VALUES and not value.get("elided") and values is not None:
+            return f"{tensor_summary(value)} {' '.join(values_text(value).split())}"
+        return tensor_summary(value)
+    return value_text(value)
 
 
 def call_text(call: dict[str, Any]) -> str:

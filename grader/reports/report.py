@@ -53,6 +53,7 @@ def environment(folder: Path) -> jinja2.Environment:
     env.filters.update({
         "label": present.label,
         "number": present.number,
+        "plural": present.plural,
         "percent": present.percent,
         "property_title": present.property_title,
         "first_line": present.first_line,
@@ -70,6 +71,7 @@ def environment(folder: Path) -> jinja2.Environment:
         "property_points": present.property_points,
         "split_traceback": present.split_traceback,
         "not_run_here": present.not_run_here,
+        "environment_items": present.environment_items,
         "status_counts": present.status_counts,
         "captured_output": present.captured_output,
         "call_tensors": present.call_tensors,

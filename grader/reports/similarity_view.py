@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,10 @@ def marked(code: str, spans: list[list[int]]) -> Markup:
     return Markup("".join(out))
 
 
-def view(similarity: dict[str, Any] | None) -> dict[str, Any] | None:
-    """What the class report's template shows: per drill (flagged first), the code pairs
-    with both files marked, the behaviour pairs and the common wrong answers."""
+def view(similarity: dict[str, Any] | None, order: Sequence[str] = ()) -> dict[str, Any] | None:
+    """What the class report's template shows: per drill (flagged first, then in course
+    ``order``), the code pairs with both files marked, the behaviour pairs and the common
+    wrong answers."""
     if not similarity:
         return None
     code = similarity.get("code") or {}
@@ -53,7 +55,9 @@ def view(similarity: dict[str, Any] | None) -> dict[str, Any] | None:
                        "behaviour_pairs": b.get("pairs", []), "behaviour_total": b.get("pairs_total", 0),
                        "rare_limit": b.get("rare_limit"), "common": b.get("common", []),
                        "behaviour_flagged": sum(1 for p in b.get("pairs", []) if p["shared"] >= 2)})
-    drills.sort(key=lambda d: (-(d["flagged"] + d["behaviour_flagged"]), d["id"]))
+    where = {eid: k for k, eid in enumerate(order)}
+    drills.sort(key=lambda d: (-(d["flagged"] + d["behaviour_flagged"]), where.get(d["id"], len(where)),
+                               d["id"]))
     return {"settings": similarity.get("settings") or {}, "drills": drills,
             "flagged": sum(d["flagged"] for d in drills),
             "behaviour_flagged": sum(d["behaviour_flagged"] for d in drills)}
@@ -73,7 +77,8 @@ def csv_rows(similarity: dict[str, Any]) -> list[dict[str, Any]]:
             tests = sorted({a["test"] for a in p["answers"]})
             rows.append({"drill": drill, "evidence": "behaviour", "student_a": p["a"], "student_b": p["b"],
                          "score": p["shared"], "flagged": "yes" if p["shared"] >= 2 else "no",
-                         "detail": f"{p['shared']} rare wrong answer(s) in common: {', '.join(tests)}"})
+                         "detail": f"{p['shared']} rare wrong {'answer' if p['shared'] == 1 else 'answers'} "
+                                   f"in common: {', '.join(tests)}"})
     rows.sort(key=lambda r: (r["flagged"] != "yes", r["drill"], r["evidence"], -float(r["score"])))
     return rows
 

@@ -16,10 +16,10 @@ import torch
 from grader.contract.describe import describe
 from grader.contract.expect import Mismatch, assert_same
 from grader.core import results as results_module
+from grader.core.outcomes import CUDA_REASON  # what a grading writes
 from grader.core.results import ExerciseInfo, Results, TestRecord
 
 SCRIPT = "<script>alert('pwned')</script>"
-CUDA_REASON = "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
 
 
 def _mismatch(got: Any, expected: Any) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 follows what a student hands it: each bound, against the input crafted to break it.
 
 - the static scan of a crafted 1 MiB file (long attribute chains) stays near its
-  5 s clock and says when it stopped;
+  clock and says when it stopped;
 - describing a 16-dim stride-0 view shows a bounded number of values;
 - a worker's printed output is cut on the grader's side, per reply and per test;
 - a symlinked submission (or handout ``exercises/``) is refused, never graded as
@@ -13,8 +13,10 @@ follows what a student hands it: each bound, against the input crafted to break 
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import threading
 import time
 
 import pytest
@@ -45,17 +47,14 @@ def test_the_scan_of_a_crafted_file_is_linear_and_clocked():
     assert time.monotonic() - start < 20  # was 82-116 s of grader CPU
     assert found[0].name in ("F.one_hot", STOPPED)
     many = "import torch.nn.functional as F\n" + "\n".join(f"x{i} = F.one_hot" for i in range(30000))
-    start = time.monotonic()
     stopped = scan_source(many, {"F.one_hot": "scatter_"}, seconds=0.2)
-    assert time.monotonic() - start < 5 and stopped[-1].name == STOPPED
+    assert stopped[-1].name == STOPPED  # its own clock stopped it (how soon: bench/, not here)
     assert "may be incomplete" in stopped[-1].code
 
 
 def test_describing_a_huge_view_shows_a_bounded_number_of_values():
     view = torch.zeros(1).expand(*([6] * 16))  # 6**16 elements over one element of storage
-    start = time.monotonic()
-    described = describe(view)
-    assert time.monotonic() - start < 1
+    described = describe(view)  # walking them all would never end: the bound is the count below
     assert described["shape"] == [6] * 16 and described["elided"] is True
     assert 0 < _count_values(described["values"]) <= MAX_SHOWN
     assert len(json.dumps(described)) < 100_000
@@ -101,9 +100,11 @@ def test_the_grade_command_refuses_a_symlinked_handout(tmp_path):
 
 def test_the_hints_file_is_never_blocked_on(tmp_path):
     os.mkfifo(tmp_path / hints.HINTS_FILE)
-    start = time.monotonic()
-    assert hints.revealed(tmp_path) == {}
-    assert time.monotonic() - start < 1
+    found: list[dict[str, int]] = []
+    reader = threading.Thread(target=lambda: found.append(hints.revealed(tmp_path)), daemon=True)
+    reader.start()
+    reader.join(60)  # a read that blocks on the FIFO never returns: a hang guard, not a timing
+    assert found == [{}], "the hints file was opened as a FIFO and blocked"
     (tmp_path / hints.HINTS_FILE).unlink()
     (tmp_path / hints.HINTS_FILE).symlink_to("/dev/zero")
     assert hints.revealed(tmp_path) == {}
@@ -127,3 +128,54 @@ def test_a_deep_tree_is_removed_without_recursion(tmp_path):
     assert remove_tree(root) == 0 and not root.exists()
     assert (outside / "keep.txt").read_text() == "keep"
     assert remove_tree(root) == 0  # already gone: nothing to say
+
+
+# ------------------------------------------------------------------ the rule for timings
+
+CLOCKS = {"monotonic", "perf_counter", "time"}
+TIMING_NAMES = {"elapsed", "seconds", "took", "wall_s", "duration"}
+SHORTEST_LIMIT_S = 10  # a limit under this fails on a busy machine: timings belong in bench/
+
+
+def _reads_a_clock(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in CLOCKS:
+            return True
+        if isinstance(sub, ast.Name) and sub.id in TIMING_NAMES:
+            return True
+        if isinstance(sub, ast.Attribute) and sub.attr in TIMING_NAMES:
+            return True
+    return False
+
+
+def short_wall_clock_asserts(source: str) -> list[int]:
+    """Lines of ``assert <clock or elapsed> < N`` with N under SHORTEST_LIMIT_S seconds."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Assert):
+            continue
+        for cmp in ast.walk(node.test):
+            if not isinstance(cmp, ast.Compare):
+                continue
+            left = cmp.left
+            for op, right in zip(cmp.ops, cmp.comparators):
+                if isinstance(op, (ast.Lt, ast.LtE)) and isinstance(right, ast.Constant) \
+                        and isinstance(right.value, (int, float)) and right.value < SHORTEST_LIMIT_S \
+                        and _reads_a_clock(left):
+                    lines.append(node.lineno)
+                left = right
+    return lines
+
+
+def test_no_test_asserts_a_short_wall_clock_time():
+    """A busy machine (2 cores, 5 sessions) makes any short wall-clock limit flaky: an
+    assertion of 1 s failed by 0.04 s. Limits of 10 s or more guard against hangs."""
+    assert short_wall_clock_asserts("import time\nt = time.monotonic()\nassert time.monotonic() - t < 1\n") == [3]
+    assert short_wall_clock_asserts("assert elapsed < 30 and n < 2\n") == []
+    found = {}
+    for folder in (REPO / "grader" / "tests", REPO / "tests"):
+        for path in sorted(folder.rglob("test_*.py")):
+            lines = short_wall_clock_asserts(path.read_text(encoding="utf-8"))
+            if lines:
+                found[str(path.relative_to(REPO))] = lines
+    assert found == {}, f"wall-clock limits under {SHORTEST_LIMIT_S} s (move the timing to bench/): {found}"

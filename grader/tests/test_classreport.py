@@ -312,3 +312,73 @@ def test_forty_students_twenty_four_exercises():
     print(f"class page for 40 students x 24 exercises: {elapsed:.2f} s, {len(page) // 1024} KiB")
     assert page.count("<svg") == 25
     assert elapsed < 30  # about 1-2.5 s on a 2-core machine; generous for a busy one
+
+
+# ------------------------------------------------------------------ reads like a product (issue 26)
+
+def course_listing(tmp_path: Path, *ids: str) -> Path:
+    """A course folder whose course.toml lists ``ids`` in that order, with this repo's templates."""
+    root = tmp_path / "course"
+    (root / report.TEMPLATES_DIR).mkdir(parents=True)
+    for name in (report.STUDENT_TEMPLATE, classreport.CLASS_TEMPLATE):
+        (root / report.TEMPLATES_DIR / name).write_bytes((REPO / report.TEMPLATES_DIR / name).read_bytes())
+    toml = 'title = "t"\n'
+    for eid in ids:
+        topic, name = eid.split("/")
+        toml += f'[[topics]]\nname = "{topic}"\n  [[topics.drills]]\n  name = "{name}"\n'
+    (root / "course.toml").write_text(toml, encoding="utf-8")
+    return root
+
+
+def test_exercises_are_in_course_order_everywhere(tmp_path):
+    """course.toml lists b/two first: the cards, the roster's columns and its cells follow it."""
+    course = course_listing(tmp_path, "b/two", "a/one")
+    page = classreport.render_html(hand_made_class(), PROBLEMS, course)
+    assert re.findall(r'<article class="ex-card"[^>]*data-exercise="([^"]+)"', page) == ["b/two", "a/one"]
+    roster = page.split('id="roster"', 1)[1]
+    assert re.findall(r'<th class="num ex"[^>]*data-exercise="([^"]+)"', roster) == ["b/two", "a/one"]
+    ada = roster.split('data-student="ada"', 1)[1].split("</tr>", 1)[0]
+    assert re.findall(r'title="([ab]/\w+):', ada) == ["b/two", "a/one"]
+    summary = classreport.class_summary(hand_made_class(), {}, ["b/two", "a/one"])
+    assert [ex["id"] for ex in summary["exercises"]] == ["b/two", "a/one"]
+    # without a course.toml (the engine's test courses): id order
+    assert [ex["id"] for ex in classreport.class_summary(hand_made_class(), {})["exercises"]] == \
+        ["a/one", "b/two"]
+
+
+def test_properties_with_the_same_rate_are_in_course_order():
+    cls = {"x": student("x", T("a/one", "test_t1", "failed", counterexample=X),
+                        T("b/two", "test_u1", "failed", counterexample=X))}
+    rows = classreport.class_summary(cls, {}, ["b/two", "a/one"])["properties"]
+    assert [r["exercise"] for r in rows] == ["b/two", "a/one"]
+
+
+def test_shared_wrong_answers_are_words_not_json():
+    """A rare wrong answer shared by two students reads like the rest of the page."""
+    from grader.classroom import similarity
+
+    got = tensor([2], [0.0, 1.0], dtype="float32")
+    wrong = {"calls": [call(tensor([2], [0, 1]), 2)], "got": got, "expected": tensor([2], [0, 1]),
+             "diff": {"kind": "dtype"}}
+    cls = hand_made_class()
+    for sid in ("bob", "cy"):
+        for ex in cls[sid]["exercises"]:
+            for t in ex["tests"]:
+                if t["name"] == "test_t1":
+                    t["counterexample"] = wrong
+    found = similarity.analyse(cls, {}, {})
+    assert found["behaviour"]["a/one"]["pairs"], "bob and cy share a rare wrong answer"
+    page = classreport.render_html(cls, {}, REPO, similarity=found)
+    section = unescape(re.sub(r"<[^>]+>", "", page.split('id="similarity"', 1)[1].split("</section>", 1)[0]))
+    assert '"dtype"' not in section and "{" not in section and '"values"' not in section
+    assert "returned <float32 tensor of shape (2,)> [0., 1.]" in " ".join(section.split())
+
+
+def test_counts_have_the_right_plural():
+    found = {"settings": {"k": 25, "threshold": 0.8, "min_match": 100},
+             "code": {"a/one": {"students": 2, "pairs": 1, "median": 0.5, "flagged": 0, "top": []}},
+             "behaviour": {}}
+    page = classreport.render_html(hand_made_class(), {}, REPO, similarity=found)
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", page)).split())
+    assert "code of 2 students compared (1 pair)" in text
+    assert "1 pairs" not in text and "1 points" not in text

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results import Results
+from grader.core import course as course_module
+from grader.core import results as results_module
+from grader.core.results import ExerciseInfo, Results
 from grader.reports import classreport
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.test_classreport import PROBLEMS, SCRIPT, T, X, hand_made_class, student
@@ -130,3 +132,55 @@ def test_student_links_open_their_reports(browser, page, cls):
         assert href.endswith("/index.html") and "/students/" in href
         tab = browser.open(href)
         assert tab.evaluate("document.title") == f"report of {sid}", json.dumps([sid, href])
+
+
+# ------------------------------------------------------------------ layout at 1280 px (issue 26)
+
+@pytest.fixture(scope="module")
+def big_page(browser, tmp_path_factory) -> Page:
+    """This course's 24 drills (its real ids, in course.toml's order), 30 students, two
+    thirds of them with nothing done: the tallest bar of the histogram is at its left,
+    up to the top, where a legend in the plot would sit."""
+    ids = course_module.load(REPO).ids
+    exercises = {eid: ExerciseInfo(eid, 10 + 2 * (k % 3)) for k, eid in enumerate(ids)}
+    cls = {}
+    for s in range(30):
+        tests = [T(eid, f"test_p{k}", "not_attempted" if s < 20 else
+                   "passed" if (s + k + e) % 4 else "failed", counterexample=X)
+                 for e, eid in enumerate(ids) for k in range(3)]
+        cls[f"s{s:02d}-{'x' * (s % 7)}student"] = results_module.build(f"/subs/{s}", exercises, tests)
+    out = tmp_path_factory.mktemp("big-class")
+    return browser.open(classreport.write_class_report(cls, {}, out, REPO).as_uri(), width=1280, height=900)
+
+
+def test_the_roster_fits_1280_px_across(big_page):
+    sizes = big_page.evaluate("""(() => {
+        const d = document.documentElement, table = document.querySelector('#roster'), wrap = table.parentElement;
+        const clipped = Array.from(table.querySelectorAll('td, th button')).filter(
+            e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1).length;
+        return {page: [d.scrollWidth, d.clientWidth], wrap: [wrap.scrollWidth, wrap.clientWidth],
+                columns: table.tHead.rows[0].cells.length, clipped: clipped};
+    })()""")
+    assert sizes["columns"] == 2 + 24
+    assert sizes["page"][0] <= sizes["page"][1], f"the page scrolls sideways: {sizes}"
+    assert sizes["wrap"][0] <= sizes["wrap"][1], f"the roster scrolls sideways: {sizes}"
+    assert sizes["clipped"] == 0, "every score and every exercise's name is shown whole"
+
+
+def test_the_roster_columns_are_in_course_order(big_page):
+    shown = big_page.evaluate("Array.from(document.querySelectorAll('#roster th.ex')).map(th => th.dataset.exercise)")
+    assert shown == course_module.load(REPO).ids
+
+
+def test_the_legend_never_covers_the_bars(big_page):
+    boxes = big_page.evaluate("""(() => {
+        const chart = document.querySelector('#chart-totals');
+        const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+        return {legend: box(chart.querySelector('[id$="legend"]')),
+                bars: Array.from(chart.querySelectorAll('[id*="bar-"]')).map(box).filter(b => b[3] - b[1] > 0.5)};
+    })()""")
+    legend, bars = boxes["legend"], boxes["bars"]
+    assert bars and legend[2] - legend[0] > 20, boxes
+    for bar in bars:
+        apart = bar[2] <= legend[0] or legend[2] <= bar[0] or bar[3] <= legend[1] or legend[3] <= bar[1]
+        assert apart, f"the legend {legend} covers the bar {bar}"

@@ -10,6 +10,7 @@ from typing import cast
 import pytest
 
 from grader.core import course, hints
+from grader.core.errors import UsageError
 from grader.reports import report, table
 from grader.tests.grading import REPO
 from grader.tests.sample_results import mixed_results
@@ -68,10 +69,36 @@ def test_a_drill_is_named_by_id_short_name_or_file(the_course, typed):
     assert the_course.resolve(typed) == "tensors/one_hot"
 
 
-def test_an_unknown_drill_names_the_known_ones(the_course):
-    with pytest.raises(course.CourseError, match=r"unknown drill one_hat; known: tensors/contiguity, "
-                                                 r"tensors/broadcast, .*training/gan"):
-        the_course.resolve("one_hat")
+@pytest.mark.parametrize("typed, meant", [
+    ("onehot", "one_hot"), ("one_hat", "one_hot"), ("tensors/onehot", "one_hot"),
+    ("exercises/tensors/onehot.py", "one_hot"), ("Conv2D", "conv2d"), ("layernorm", "layer_norm"),
+])
+def test_an_unknown_drill_says_did_you_mean(the_course, typed, meant):
+    with pytest.raises(course.CourseError) as err:
+        the_course.resolve(typed)
+    assert str(err.value) == f"unknown drill {typed}: did you mean {meant}?"
+
+
+def test_an_unknown_drill_like_none_names_the_drills(the_course):
+    with pytest.raises(course.CourseError, match=r"unknown drill zzz; the 24 drills are contiguity, "
+                                                 r"broadcast, .*, gan \(`torchdrill list` shows them\)"):
+        the_course.resolve("zzz")
+
+
+def test_a_missing_absolute_folder_is_named_once(tmp_path, monkeypatch):
+    missing = tmp_path / "nowhere"
+    with pytest.raises(UsageError) as err:
+        course.resolve_submission(REPO, str(missing))
+    assert str(err.value) == f"submission folder {missing} does not exist"
+    monkeypatch.chdir(REPO)  # a relative name where the current folder is the course: one place
+    with pytest.raises(UsageError) as err:
+        course.resolve_submission(REPO, "nowhere")
+    assert str(err.value) == "submission folder nowhere does not exist"
+    monkeypatch.chdir(tmp_path)  # elsewhere: both places it looked
+    with pytest.raises(UsageError) as err:
+        course.resolve_submission(REPO, "nowhere")
+    assert str(err.value) == (f"submission folder nowhere does not exist (looked for {tmp_path / 'nowhere'} "
+                              f"and {REPO / 'nowhere'})")
 
 
 def test_an_ambiguous_short_name_is_refused(tmp_path):

@@ -6,13 +6,16 @@ import csv
 import json
 import math
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from grader.core import course as course_module
 from grader.core import results as results_module
 from grader.core.results import ExerciseInfo, Results
 from grader.reports import exports
+from grader.tests.grading import REPO
 from grader.tests.sample_results import SCRIPT, mixed_results
 
 Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)
@@ -174,11 +177,42 @@ def test_grades_csv_layout(tmp_path):
     rows = _read_csv(path)
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a/one", "b/two",
                        "Final Points"]
-    assert rows[1:] == [
-        ["ada", "", "ada", "ada", "", "0", "", "0"],  # stub: 0; pending: empty, not 0
-        ["bob, jr", "", "bob, jr", "bob, jr", "", "10", "", "10"],  # no b/two at all: empty
-        ["zoe", "", "zoe", "zoe", "", "6.6667", "4", "10.6667"],  # no float noise
+    assert rows[1:] == [  # the id in every id column: none is left empty
+        ["ada", "ada", "ada", "ada", "", "0", "", "0"],  # stub: 0; pending: empty, not 0
+        ["bob, jr", "bob, jr", "bob, jr", "bob, jr", "", "10", "", "10"],  # no b/two at all: empty
+        ["zoe", "zoe", "zoe", "zoe", "", "6.67", "4", "10.67"],  # 2 decimals, no float noise
     ]
+
+
+def _course(tmp_path, grades: str = "", name: str = "course") -> course_module.Course:
+    """A course whose course.toml lists b/two before a/one."""
+    root = tmp_path / name
+    root.mkdir()
+    (root / "course.toml").write_text(
+        f'title = "t"\n{grades}\n[[topics]]\nname = "b"\n  [[topics.drills]]\n  name = "two"\n'
+        '[[topics]]\nname = "a"\n  [[topics.drills]]\n  name = "one"\n', encoding="utf-8")
+    return course_module.load(root)
+
+
+def test_grades_csv_is_in_course_order_rounded_as_the_course_says(tmp_path):
+    course = _course(tmp_path)
+    assert course.grade_decimals == 2  # the default
+    rows = _read_csv(exports.write_grades_csv(_class(), tmp_path / "g.csv", course=course))
+    assert rows[0][5:] == ["b/two", "a/one", "Final Points"]
+    assert rows[3] == ["zoe", "zoe", "zoe", "zoe", "", "4", "6.67", "10.67"]
+    three = _course(tmp_path, "[grades]\ndecimals = 3", name="three")
+    rows = _read_csv(exports.write_grades_csv(_class(), tmp_path / "g3.csv", course=three))
+    assert rows[3][5:] == ["4", "6.667", "10.667"]
+
+
+@pytest.mark.parametrize("bad", ["decimals = -1", "decimals = 1.5", 'decimals = "2"', "decimals = 7"])
+def test_a_bad_grades_setting_is_a_clear_error(tmp_path, bad):
+    with pytest.raises(course_module.CourseError, match=r"\[grades\] decimals"):
+        _course(tmp_path, f"[grades]\n{bad}")
+
+
+def test_this_course_says_two_decimals():
+    assert course_module.load(Path(__file__).resolve().parents[2]).grade_decimals == 2
 
 
 def test_grades_csv_is_what_canvas_reads(tmp_path):
@@ -230,3 +264,27 @@ def test_gradescope_class_refuses_unsafe_ids(tmp_path, bad):
 def test_gradescope_class_refuses_ids_equal_but_for_case(tmp_path):
     with pytest.raises(exports.ExportError, match="differ only in case"):
         exports.write_gradescope_class({"Ada": _class()["ada"], "ada": _class()["ada"]}, tmp_path)
+
+
+def test_grade_all_publishes_grades_csv_in_course_order(tmp_path):
+    """What grade-all writes: the course's order and decimals reach grades.csv."""
+    from grader.classroom.classgrade import publish
+    from grader.reports import report
+
+    course = _course(tmp_path, "[grades]\ndecimals = 1")
+    (course.root / report.TEMPLATES_DIR).mkdir()
+    for template in ("student.html.j2", "class.html.j2"):
+        (course.root / report.TEMPLATES_DIR / template).write_bytes(
+            (REPO / report.TEMPLATES_DIR / template).read_bytes())
+
+    class Book:  # the gradebook's two reads publish makes
+        def current(self) -> dict[str, Results]:
+            return _class()
+
+        def problems(self) -> dict[str, str]:
+            return {}
+
+    written = publish(Book(), tmp_path / "out", course.root, gradescope=False)  # type: ignore[arg-type]
+    rows = _read_csv(written["grades"])
+    assert rows[0][5:] == ["b/two", "a/one", "Final Points"]
+    assert rows[3] == ["zoe", "zoe", "zoe", "zoe", "", "4", "6.7", "10.7"]

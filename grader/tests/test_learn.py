@@ -7,6 +7,7 @@ learner's terminal would.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
@@ -22,6 +23,7 @@ from grader.core import course, hints
 from grader.core import results as results_module
 from grader.core.results import Results
 from grader.learner import learn
+from grader.reports import table
 from grader.tests.grading import REPO
 
 
@@ -61,15 +63,47 @@ def test_results_of_another_submission_or_suite_are_dropped(the_course, other):
     assert learn.merge(old, new, the_course) == new
 
 
-def test_next_unfinished_follows_the_course_and_wraps(the_course):
-    first, second, third = the_course.ids[:3]
+def test_next_unfinished_is_the_first_drill_not_done_in_course_order(the_course):
+    first, second = the_course.ids[:2]
     status = {first: "passed", second: "partial"}
     assert learn.next_unfinished(the_course, status) == second
-    assert learn.next_unfinished(the_course, status, after=second) == third
     everything = {d: "passed" for d in the_course.ids}
     assert learn.next_unfinished(the_course, everything) is None
     almost = everything | {"tensors/one_hot": "failed"}
-    assert learn.next_unfinished(the_course, almost, after="training/gan") == "tensors/one_hot"
+    assert learn.next_unfinished(the_course, almost) == "tensors/one_hot"
+    # a drill that cannot be done here (its tests all need CUDA) is never "next"
+    assert learn.next_unfinished(the_course, everything | {first: "not_run"}) is None
+    assert learn.next_unfinished(the_course, {first: "not_run"}) == second
+
+
+def test_list_check_and_watch_suggest_the_same_next_drill(the_course, tmp_path):
+    """One rule for "next": the same results, the same drill, whichever command says it.
+    (list said the first drill not done; check and watch the first after the one checked.)"""
+    first, second, fourth = the_course.ids[0], the_course.ids[1], the_course.ids[3]
+    rows = {first: _row(first, "partial", 5), second: _row(second, "passed", 10),
+            fourth: _row(fourth, "passed", 10)}  # the learner just finished the fourth
+    status = {i: r["status"] for i, r in rows.items()}
+    listed = learn.progress_lines(the_course, rows)[-1]
+    where = learn.Place(REPO, the_course, tmp_path, tmp_path / "results.json")
+    printed = io.StringIO()
+    learn.print_next_step(where, cast(Any, rows[fourth]), status, table.make_console(printed, width=200))
+    checked = printed.getvalue()
+    learner = FakeLearner({fourth: 1})
+    learner.status = dict(status) | {fourth: "failed"}
+    learner.run(the_course, fourth, [])
+    short = first.rsplit("/", 1)[1]
+    assert listed == f"next: torchdrill check {short}"
+    assert f"next: torchdrill check {short}" in checked
+    assert learner.said == [f"{fourth} is done; moving on to {first}"]
+    assert learner.checked == [fourth, first]
+
+
+def test_the_hints_file_is_ignored_by_git():
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    path = f"exercises/{hints.HINTS_FILE}"
+    proc = subprocess.run(["git", "check-ignore", "--no-index", "-q", path], cwd=REPO)
+    assert proc.returncode == 0, f"{path} would show as untracked in git status"
 
 
 # ------------------------------------------------------------------ watch
@@ -211,10 +245,11 @@ def test_list_without_results_says_where_to_start(tmp_path, capsys):
 
 # ------------------------------------------------------------------ check: usage
 
-def test_check_refuses_an_unknown_drill_naming_the_known_ones(capsys):
-    assert main(["check", "one_hat", "--course", str(REPO)]) == 2
+def test_check_refuses_an_unknown_drill_with_did_you_mean(capsys):
+    assert main(["check", "onehot", "--course", str(REPO)]) == 2
     err = capsys.readouterr().err
-    assert f"unknown drill one_hat; known: {', '.join(course.listed_ids(REPO)[:2])}" in err
+    assert "unknown drill onehot: did you mean one_hot?" in err
+    assert "contiguity" not in err, "not every drill: the one it looks like"
 
 
 @pytest.mark.parametrize("command, words", [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -319,3 +320,75 @@ def test_static_flags_are_marked_in_the_verbose_table_only(results):
     text = verbose.getvalue()
     assert "[2 static flags]" in text
     assert "tensors/one_hot: static scan: F.one_hot at line 12: [bold]not markup[/bold]" in text
+
+
+# ------------------------------------------------------------------ reads like a product (issue 26)
+
+def header_of(html: str) -> str:
+    return html.split("</header>", 1)[0]
+
+
+def test_the_environment_is_told_in_words_never_as_a_dict(results):
+    """budgets, grading, examples and isolation as a grading writes them: sentences."""
+    changed = json.loads(json.dumps(results))
+    changed["environment"].update({
+        "workers": 2, "shrink": True,
+        "isolation": {"mode": "sandbox", "layers": {"bwrap": "on", "landlock": "on"}, "missing": []},
+        "examples": {"drawn": "secret", "secret": "ab12cd34", "widened": 2.0},
+        "budgets": {"drills": {"tensors/one_hot": 41.2, "attention/sdpa": 180.0}, "factor": 10.0,
+                    "margin_s": 30.0, "source": {"tensors/one_hot": "reference",
+                                                 "attention/sdpa": "no reference time"}},
+        "grading": {"worker": "local-3", "cuda_worker": "gpu-1"}})
+    meta = header_of(report.render_html(changed, REPO)).split('<dl class="meta">', 1)[1].split("</dl>", 1)[0]
+    text = unescape(re.sub(r"<[^>]+>", " ", meta))
+    for raw in ("{", "}", "[", "]", "True", "False", "':", '":'):
+        assert raw not in text, f"{raw!r} in {text!r}"
+    words = " ".join(text.split())
+    assert "time budgets 2 drills, 221 s in all (10× the reference's time + 30 s; 1 drill without a " \
+           "reference time)" in words
+    assert "graded on local-3; cuda tests on gpu-1" in words
+    assert "examples official: drawn from the course secret ab12cd34, ranges 2× wider" in words
+    assert "isolation sandbox: bwrap on, landlock on" in words
+    assert "CUDA not available" in words and "workers 2 in parallel" in words
+
+
+def test_environment_items_never_show_a_repr():
+    items = present.environment_items({"odd": {"a": [1, 2], "b": {"c": True}}, "empty": {},
+                                       "examples": {"drawn": "public"}})
+    assert items == [("odd", "a 1, 2, b c yes"), ("examples", "public (the ones in your tests)")]
+
+
+def test_the_not_run_box_holds_the_reason_only_and_no_tox_advice(results, html):
+    """The static scan's note belongs to flagged cards, not to the CUDA box; a student is
+    never told to run ``tox -e cuda`` (that grades the reference, not their work)."""
+    box = html.split('<div class="notice not_run">', 1)[1].split("</div>", 1)[0]
+    assert "static scan" not in box and "reading your file" not in box
+    assert "tox" not in html
+    assert "your instructor&#39;s CUDA runner grades it" in box
+    assert "reading your file" not in html, "no flags here, so no static-scan note anywhere"
+
+
+def test_counts_have_the_right_plural(results):
+    one = json.loads(json.dumps(results))
+    for ex in one["exercises"]:  # keep a single test not run here
+        ex["tests"] = [t for t in ex["tests"] if t["name"] != "test_on_cuda"]
+    one["exercises"] = [e for e in one["exercises"] if e["tests"]]
+    html = report.render_html(one, REPO)
+    box = " ".join(re.sub(r"<[^>]+>", " ", html.split('<div class="notice not_run">', 1)[1]
+                          .split("</div>", 1)[0]).split())
+    assert "(1 test)" in box and "1 tests" not in html
+    assert "(2 tests)" in header_of(report.render_html(results, REPO))
+    assert "1 points" not in html and "1 pts" not in html
+    assert [present.plural(n, w) for n, w in [(1, "test"), (2, "test"), (1, "pair"), (3, "pair"),
+                                              (1, "property"), (2, "property"), (0, "item"),
+                                              (2.5, "point")]] == \
+        ["1 test", "2 tests", "1 pair", "3 pairs", "1 property", "2 properties", "0 items", "2.5 points"]
+
+
+def test_a_length_mismatch_says_item_for_one():
+    from grader.contract.expect import Mismatch, assert_same
+
+    with pytest.raises(Mismatch, match=r"expected 1 item, got 2"):
+        assert_same([1, 2], [1])
+    with pytest.raises(Mismatch, match=r"expected 2 items, got 1"):
+        assert_same([1], [1, 2])

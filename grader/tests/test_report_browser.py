@@ -110,3 +110,11 @@ def test_screenshot_and_print(page, rendered):
     assert pdf.read_bytes()[:5] == b"%PDF-"
     keep(pdf)
     print(f"screenshot: {shot}\nprinted: {pdf}")
+
+
+def test_fits_1280_px_across_and_the_not_run_box_says_only_why(page, rendered):
+    tab = page.browser.open(rendered.as_uri(), width=1280, height=900)
+    assert tab.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    box = tab.evaluate("document.querySelector('.notice.not_run').innerText")
+    assert "(2 tests)" in box and "instructor's CUDA runner grades it" in box
+    assert "reading your file" not in box and "tox" not in box
