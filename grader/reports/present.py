@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
+from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results import Results
 
 # Outcomes (of a property) and statuses (of an exercise) in a learner's words.
@@ -102,14 +102,24 @@ def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
+# What gradings before issue 26 wrote for a cuda test: advice that graded the reference.
+_OLD_CUDA_REASON = "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
+
+
+def not_run_reason(test: Mapping[str, Any]) -> str:
+    """Why a test was not run here, in today's words (older results.json told a student
+    to run ``tox -e cuda``, which grades the reference, not their work)."""
+    message = (test.get("message") or "").strip() or "no reason given"
+    return CUDA_REASON if message == _OLD_CUDA_REASON else message
+
+
 def not_run_here(results: Results) -> list[dict[str, Any]]:
     """Tests not run on this machine, grouped by reason: [{reason, tests: [ids]}]."""
     groups: dict[str, list[str]] = {}
     for ex in results["exercises"]:
         for t in ex["tests"]:
             if t["outcome"] == NOT_RUN:
-                groups.setdefault(t.get("message") or "no reason given", []).append(
-                    f"{ex['id']}::{t['name']}")
+                groups.setdefault(not_run_reason(t), []).append(f"{ex['id']}::{t['name']}")
     return [{"reason": r, "tests": ids} for r, ids in groups.items()]
 
 

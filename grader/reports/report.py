@@ -71,6 +71,7 @@ def environment(folder: Path) -> jinja2.Environment:
         "property_points": present.property_points,
         "split_traceback": present.split_traceback,
         "not_run_here": present.not_run_here,
+        "not_run_reason": present.not_run_reason,
         "environment_items": present.environment_items,
         "status_counts": present.status_counts,
         "captured_output": present.captured_output,

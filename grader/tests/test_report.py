@@ -392,3 +392,11 @@ def test_a_length_mismatch_says_item_for_one():
         assert_same([1, 2], [1])
     with pytest.raises(Mismatch, match=r"expected 2 items, got 1"):
         assert_same([1], [1, 2])
+
+
+def test_results_written_before_say_the_new_reason_too(results):
+    """A results.json from an older grading still told students to run tox -e cuda."""
+    old = json.loads(json.dumps(results).replace(
+        present.CUDA_REASON, "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"))
+    html = report.render_html(old, REPO)
+    assert "tox" not in html and html.count("your instructor&#39;s CUDA runner grades it") == 1 + 2
