@@ -19,6 +19,7 @@ Every answer is a ``grader.sandbox.wire`` message: plain data and raw tensor byt
 
 from __future__ import annotations
 
+import _socket
 import ctypes
 import gc
 import hmac
@@ -35,6 +36,7 @@ import traceback
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterable
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from types import FunctionType, ModuleType
 from typing import Any
@@ -68,6 +70,30 @@ class _Client:
         self.sock = sock
         self.known = known  # the owner is; a sharer once it has shown the key
         self.children: set[int] = set()
+        self.cpu_done = 0.0  # CPU seconds of its workers that have ended (the kernel's rusage)
+
+    def cpu_seconds(self) -> float:
+        """The CPU time its workers used, ended ones and running ones, as the kernel
+        counts it (drill budgets count CPU, not wall time: ``grader.grading.session``)."""
+        return self.cpu_done + sum(_cpu_of(pid) for pid in self.children)
+
+    def ended(self, pid: int, usage: Any) -> None:
+        self.children.discard(pid)
+        if usage is not None:
+            self.cpu_done += usage.ru_utime + usage.ru_stime
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_of(pid: int) -> float:
+    """User plus system CPU seconds of the running process ``pid`` (all its threads)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime (fields 14, 15)
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def zygote(control: socket.socket, warm: bool) -> None:
@@ -173,6 +199,8 @@ def _handle(request: dict[str, Any], fds: list[int], client: _Client, clients: l
     if op == "wipe":
         _wipe(str(request.get("path", "")), request.get("uid"))
         return {"wiped": True}
+    if op == "cpu":
+        return {"cpu": client.cpu_seconds()}
     if op == "warm":
         _warm_up()
         gc.freeze()
@@ -235,8 +263,8 @@ def _kill(pids: list[int], client: _Client) -> None:
             print(f"zygote: cannot kill worker {pid}: {exc}", file=sys.stderr, flush=True)
     for pid in killed:
         try:
-            os.waitpid(pid, 0)
-            client.children.discard(pid)
+            _, _, usage = os.wait4(pid, 0)
+            client.ended(pid, usage)
         except OSError:
             pass
 
@@ -249,12 +277,13 @@ def _warm_up() -> None:
 def _reap(clients: Iterable[_Client]) -> None:
     for client in clients:
         for pid in list(client.children):
+            usage = None
             try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
+                done, _, usage = os.wait4(pid, os.WNOHANG)
             except ChildProcessError:
                 done = pid
             if done:
-                client.children.discard(pid)
+                client.ended(pid, usage)
 
 
 # ---------------------------------------------------------------- worker
@@ -327,6 +356,7 @@ class Worker:
         immutable and the sentences go straight into the answer, through no object a
         submission could reach and empty."""
         watched, snapshot, changes = effects.WATCHED, effects.snapshot, effects.changes
+        send = _send_answer
         while True:
             try:
                 header, payload = wire.receive(self.sock)
@@ -345,9 +375,9 @@ class Worker:
             answer["effects"] = said
             with _SEND_LOCK:
                 try:
-                    wire.send(self.sock, answer, buffers)
-                except wire.WireError as exc:
-                    wire.send(self.sock, {"raise": self._exception(exc)})
+                    send(self.sock, answer, buffers)
+                except (wire.WireError, TypeError, ValueError) as exc:
+                    send(self.sock, {"raise": self._exception(wire.WireError(str(exc)))}, [])
 
     def handle(self, header: dict[str, Any], payload: memoryview) -> tuple[dict[str, Any], list]:
         channel = _Channel(self.sock)
@@ -462,6 +492,42 @@ class Worker:
 
     def _shown(self, text: str) -> str:
         return text.replace(str(self.copy_root), self.shown_root)
+
+
+def _raise_type_error(value: Any) -> Any:
+    raise TypeError(f"a {type(value).__name__} in an answer's header")
+
+
+# ``json.dumps`` with wire.send's separators, through C alone: ``json`` and its encoder
+# class are Python a submission could patch (``json.dumps = ...`` rewrote every answer).
+_ENCODE_JSON = c_make_encoder(None, _raise_type_error, encode_basestring_ascii, None, ":", ",",
+                              False, False, True)
+
+
+def _send_answer(sock: socket.socket, header: dict[str, Any], buffers: list[memoryview],
+                 encode: Any = _ENCODE_JSON, join: Any = "".join, pack: Any = wire._PREFIX.pack,
+                 magic: bytes = wire.MAGIC, align: int = wire._ALIGN,
+                 sendmsg: Any = _socket.socket.sendmsg, sendall: Any = _socket.socket.sendall,
+                 len: Any = len, bytes: Any = bytes, memoryview: Any = memoryview) -> None:
+    """``wire.send`` of a request's answer (the same frame) by what was captured at import,
+    before any submission ran: the C JSON encoder, the socket's C methods, the builtins.
+    Rebinding ``json``, ``socket.socket`` or a builtin changes nothing here, so the
+    answer says what this loop put in it (its effects above all)."""
+    head = join(encode(header, 0)).encode()
+    parts: list[Any] = [b""]
+    size = 0
+    for buf in buffers:
+        pad = -size % align
+        if pad:
+            parts.append(bytes(pad))
+            size += pad
+        parts.append(buf)
+        size += memoryview(buf).nbytes
+    parts[0] = pack(magic, len(head), size) + head
+    total = len(parts[0]) + size
+    sent = sendmsg(sock, parts)
+    if sent < total:  # a big payload: the rest the slow way
+        sendall(sock, b"".join([bytes(p) for p in parts])[sent:])
 
 
 # ---------------------------------------------------------------- talking to the grader mid-call

@@ -664,7 +664,8 @@ def graded_property(attack: str, tmp_path_factory: pytest.TempPathFactory) -> di
 def test_effects_tamper_loses_the_random_state_property(tmp_path_factory):
     """A kfold that seeds the global generator and then tries every way to wipe the
     worker's record of it (grader imports, patched torch names, the heap, sys.modules,
-    the stack) still loses the property that forbids the effect, and only that one."""
+    the stack, json.dumps and socket.sendmsg) still loses the property that forbids the
+    effect, and only that one."""
     results = graded_property("effects_tamper", tmp_path_factory)
     tests = {t["name"].split("[")[0]: t for t in records_of(results, "training/kfold")}
     untouched = tests["test_global_random_state_is_untouched"]
@@ -675,6 +676,7 @@ def test_effects_tamper_loses_the_random_state_property(tmp_path_factory):
                     "gc=refused(PermissionError)", "grader-modules=0 main-names=0 holders=0"):
         assert refused in report, report
     assert re.search(r"frames=modules-patched=[1-9]\d* defaults-set=0 defaults-refused=[1-9]", report), report
+    assert "json.dumps=patched socket.sendmsg=patched" in report, report  # and still lost
 
 
 # ------------------------------------------------------------------ a class

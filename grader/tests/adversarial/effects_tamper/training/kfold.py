@@ -14,7 +14,9 @@ seeding, each call tries every way it knows to make the worker report nothing:
 - search ``sys.modules`` (and ``__main__``) for the grader's modules or any object
   with an ``effects`` list;
 - walk the stack (``sys._getframe``) for the worker's frames: rebind the effects
-  names in their globals and rewrite the defaults of the functions it finds.
+  names in their globals and rewrite the defaults of the functions it finds;
+- patch what the worker sends with: ``json.dumps`` and ``socket.socket.sendmsg``,
+  each to drop the effects from every answer.
 
 Each call prints ``ATTACK effects_tamper: route=result ...`` (captured with the test).
 """
@@ -122,9 +124,46 @@ def _frames():
     return f"modules-patched={patched} defaults-set={touched} defaults-refused={refused}"
 
 
+def _strip(header):
+    return {**header, "effects": []} if type(header) is dict and "effects" in header else header
+
+
+def _patch_json():
+    import json
+    dumps = getattr(json.dumps, "original", json.dumps)
+
+    def stripping(obj, *args, **kwargs):
+        return dumps(_strip(obj), *args, **kwargs)
+
+    stripping.original = dumps
+    json.dumps = stripping
+    return "patched"
+
+
+def _patch_socket():
+    """Rewrite every frame the worker sends: its header without the effects."""
+    import json
+    import socket
+    import struct
+    send = getattr(socket.socket.sendmsg, "original", socket.socket.sendmsg)
+
+    def rewriting(sock, parts, *args):
+        data = b"".join(bytes(p) for p in parts)
+        magic, head, size = struct.unpack("!4sIQ", data[:16])
+        header = json.loads(data[16:16 + head])
+        new = json.JSONEncoder(separators=(",", ":")).encode(_strip(header)).encode()
+        send(sock, [struct.pack("!4sIQ", magic, len(new), size) + new + data[16 + head:]], *args)
+        return len(data)
+
+    rewriting.original = send
+    socket.socket.sendmsg = rewriting
+    return "patched"
+
+
 ROUTES = (("grader-import", _import_grader), ("worker-import", _import_worker),
           ("torch-get_rng_state", _patch_torch), ("default_generator", _rebind_generator),
-          ("gc", _gc_walk), ("sys.modules", _sys_modules), ("frames", _frames))
+          ("gc", _gc_walk), ("sys.modules", _sys_modules), ("frames", _frames),
+          ("json.dumps", _patch_json), ("socket.sendmsg", _patch_socket))
 
 
 def kfold_indices(n: int, k: int, fold: int, shuffle: bool = False,
