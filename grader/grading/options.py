@@ -75,9 +75,10 @@ TEST_TIMEOUT = Option(
          f"(default {DEFAULT_TEST_TIMEOUT_S:g})")
 DRILL_BUDGET = Option(
     "--drill-budget", type=float, default=None, metavar="SECONDS",
-    help="wall-clock budget per drill, past which its remaining properties are 'timed out' "
-         "(default: 10 times the reference's time on the drill's tests plus 30 s, from "
-         "tests/reference_times.json; 180 s for a drill with no time recorded)")
+    help="CPU-time budget per drill (this process's and its sandbox workers' CPU, so a busy "
+         "machine does not spend it; wall time may reach 4 times it), past which its remaining "
+         "properties are 'timed out' (default: 10 times the reference's time on the drill's tests "
+         "plus 30 s, from tests/reference_times.json; 180 s for a drill with no time recorded)")
 NO_SHRINK = Option(
     "--no-shrink", action="store_true", default=False,
     help="skip hypothesis' shrinking: the same scores, sooner, but counterexamples are the "

@@ -36,13 +36,17 @@ from grader.core import secret as secret_module
 from grader.core.course import course_root
 from grader.core.course import exercise_id as exercise_id_of
 from grader.core.errors import UsageError
-from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, TIMED_OUT, SubmissionError, TimedOut
+from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, PASSED, TIMED_OUT, SubmissionError, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
 from grader.sandbox import zygote
 from grader.sandbox.zygote import SandboxBroken, warm_for
 
 _not_run_reason = pytest.StashKey[str]()
+_expired = pytest.StashKey[str]()  # why a clock stopped the test
+# A drill's wall time may reach this many times its CPU budget before it is stopped all the
+# same (a call that sleeps uses no CPU); far above what a loaded machine stretches it by.
+WALL_ALLOWANCE = 4.0
 SHARED_ZYGOTE = "torchdrill_zygote"  # workerinput: the controller's zygote, shared
 
 
@@ -76,7 +80,8 @@ class GradingSession:
         self.config = config
         self._references: dict[tuple[Path, str], ModuleType] = {}
         self._budgets: budgets_module.Budgets | None = None
-        self._spent: dict[str, float] = {}  # drill id -> seconds its tests ran in this process
+        self._spent: dict[str, float] = {}  # drill id -> CPU seconds its tests used in this process
+        self._spent_wall: dict[str, float] = {}  # drill id -> wall seconds its tests ran in this process
         self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
         self._unloadable: dict[str, str] = {}  # drill -> why its file does not load
         profiles.activate(config.getoption("hypothesis_profile", None))
@@ -219,16 +224,16 @@ class GradingSession:
         if meta is None:
             return
         drill = meta["exercise"]
-        left = self._budget_left(item, drill)
-        if left <= 0:
-            assert self._budgets is not None  # _budget_left loaded them
-            raise TimedOut(f"{drill} used up its grading budget ({self._budgets.of(drill):g} s, "
-                           f"{budgets_module.FACTOR:g} times the reference's time on these tests "
-                           f"plus {budgets_module.MARGIN:g} s): its remaining properties are not run")
-        reason = _missing_requirement(item)
+        reason = _missing_requirement(item)  # first: hardware this machine lacks is never a zero
         if reason:
             item.stash[_not_run_reason] = reason
             pytest.skip(reason)
+        cpu_left, wall_left = self._budget_left(item, drill)
+        if cpu_left <= 0 or wall_left <= 0:
+            assert self._budgets is not None  # _budget_left loaded them
+            raise TimedOut(f"{drill} used up its grading budget ({self._budgets.of(drill):g} s of CPU, "
+                           f"{budgets_module.FACTOR:g} times the reference's time on these tests "
+                           f"plus {budgets_module.MARGIN:g} s): its remaining properties are not run")
         broken = self._unloadable.get(drill)
         if broken is not None:  # the same error, at once: the file is not loaded again
             raise SubmissionError(broken)
@@ -239,24 +244,38 @@ class GradingSession:
         if meta is None:
             return (yield)
         drill = meta["exercise"]
-        previous = _clock(item, self._budget_left(item, drill))
-        start = time.monotonic()
+        in_process = self.config.getoption("isolation") == "none"
+        clocks = _Clocks(item, *self._budget_left(item, drill), cpu_clock=in_process)
+        cpu, wall = self._cpu_used(), time.monotonic()
         try:
             with profiles.at_most_the_profile(cast(pytest.Function, item).obj):
                 return (yield)
         finally:
-            self._spent[drill] = self._spent.get(drill, 0.0) + time.monotonic() - start
-            if previous is not None:
-                _stop_clock(previous)
+            clocks.stop()
+            self._spent[drill] = self._spent.get(drill, 0.0) + max(self._cpu_used() - cpu, 0.0)
+            self._spent_wall[drill] = self._spent_wall.get(drill, 0.0) + time.monotonic() - wall
 
-    def _budget_left(self, item: pytest.Item, drill: str) -> float:
-        """Seconds left of ``drill``'s wall budget in this process (``grader.core.budgets``)."""
+    def _cpu_used(self) -> float:
+        """CPU seconds used so far by the code under test and the test itself: this
+        process, and the sandbox workers it asked for (as their zygote's kernel counts
+        them). A loaded machine stretches wall time, not these."""
+        used = time.process_time()
+        if self.config.getoption("isolation") != "none":
+            used += zygote.workers_cpu_seconds()
+        return used
+
+    def _budget_left(self, item: pytest.Item, drill: str) -> tuple[float, float]:
+        """(CPU seconds, wall seconds) left of ``drill``'s budget in this process
+        (``grader.core.budgets``): the budget counts CPU time; wall time may reach
+        ``WALL_ALLOWANCE`` times it, so a call that sleeps is stopped all the same."""
         if self._budgets is None:
             tests = {exercise_id(Path(str(i.path)), exercise_marker(i)): Path(str(i.path))
                      for i in item.session.items if exercise_marker(i) is not None}
             self._budgets = budgets_module.load(course_root(Path(str(item.path))) / "tests", tests,
                                                 self.config.getoption("drill_budget"))
-        return self._budgets.of(drill) - self._spent.get(drill, 0.0)
+        budget = self._budgets.of(drill)
+        return (budget - self._spent.get(drill, 0.0),
+                budget * WALL_ALLOWANCE - self._spent_wall.get(drill, 0.0))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -275,6 +294,9 @@ class GradingSession:
                                     {"outcome": ERROR, "message": f"the test was skipped unexpectedly: {exc}"})
         else:
             outcome, message = verdict.classify(exc)
+            expired = item.stash.get(_expired, None)
+            if expired and outcome != PASSED:  # whatever hypothesis made of the interruption
+                outcome, message = TIMED_OUT, expired
             info = {"outcome": outcome, "message": message[:verdict.MAX_MESSAGE]}
             if outcome in (FAILED, ERROR, TIMED_OUT) and exc is not None:
                 info["counterexample"] = verdict.counterexample(
@@ -331,29 +353,38 @@ def _missing_requirement(item: pytest.Item) -> str | None:
     return None
 
 
-def _clock(item: pytest.Item, budget_left: float) -> Any:
-    """Raise ``TimedOut`` in the test's thread when its time is up, or its drill's budget
-    (main thread only)."""
-    per_test = item.config.getoption("test_timeout")
-    if not per_test or threading.current_thread() is not threading.main_thread() \
-            or not hasattr(signal, "setitimer"):
-        return None
-    limit = max(min(per_test, budget_left), 0.01)
-    why = (f"the test ran past its {per_test:g} s limit" if per_test <= budget_left else
-           "the drill's grading budget ran out during this test")
+class _Clocks:
+    """Raise ``TimedOut`` in the test's (main) thread when its time is up: a wall clock
+    for the per-test limit and the drill budget's wall allowance, and in-process a CPU
+    clock (``ITIMER_PROF``) for the budget itself. A clock that fired is noted on the
+    item: whatever the test then ends in (hypothesis may report the interruption as
+    flaky data generation), it is ``timed_out`` (``pytest_runtest_makereport``)."""
 
-    def expire(signum: int, frame: FrameType | None) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 1.0)  # again, in case the student swallows it
-        raise TimedOut(why)
+    def __init__(self, item: pytest.Item, cpu_left: float, wall_left: float, cpu_clock: bool):
+        self.previous: list[tuple[int, int, Any]] = []  # (signal, timer, handler before)
+        per_test = item.config.getoption("test_timeout")
+        if not per_test or threading.current_thread() is not threading.main_thread() \
+                or not hasattr(signal, "setitimer"):
+            return
+        budget = "the drill's grading budget ran out during this test"
+        self._start(item, signal.SIGALRM, signal.ITIMER_REAL, min(per_test, wall_left),
+                    f"the test ran past its {per_test:g} s limit" if per_test <= wall_left else budget)
+        if cpu_clock:
+            self._start(item, signal.SIGPROF, signal.ITIMER_PROF, cpu_left, budget)
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    return previous
+    def _start(self, item: pytest.Item, signum: int, timer: int, seconds: float, why: str) -> None:
+        def expire(signum: int, frame: FrameType | None) -> None:
+            signal.setitimer(timer, 1.0)  # again, in case the student swallows it
+            item.stash[_expired] = why
+            raise TimedOut(why)
 
+        self.previous.append((signum, timer, signal.signal(signum, expire)))
+        signal.setitimer(timer, max(seconds, 0.01))
 
-def _stop_clock(previous: Any) -> None:
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous)
+    def stop(self) -> None:
+        for signum, timer, handler in reversed(self.previous):
+            signal.setitimer(timer, 0)
+            signal.signal(signum, handler)
 
 
 def _isolation_used() -> dict[str, Any] | None:

@@ -35,7 +35,7 @@ import threading
 import traceback
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from types import FunctionType, ModuleType
@@ -333,7 +333,7 @@ class Worker:
         self.cpu: int | bool | None = None  # the CPU followed; False: moving is refused here
         self.function = "the submission"  # what the current request runs, for messages
         # What ``refused`` needs, taken now: the submission cannot swap them later.
-        self._send, self._exit, self._use = wire.send, os._exit, ForbiddenUse
+        self._send, self._exit, self._use = _send_answer, os._exit, ForbiddenUse
 
     def refused(self, name: str, hint: str) -> None:
         """A forbidden API was used (``grader.sandbox.armor``): tell the grader, and end
@@ -504,7 +504,7 @@ _ENCODE_JSON = c_make_encoder(None, _raise_type_error, encode_basestring_ascii, 
                               False, False, True)
 
 
-def _send_answer(sock: socket.socket, header: dict[str, Any], buffers: list[memoryview],
+def _send_answer(sock: socket.socket, header: dict[str, Any], buffers: Sequence[memoryview] = (),
                  encode: Any = _ENCODE_JSON, join: Any = "".join, pack: Any = wire._PREFIX.pack,
                  magic: bytes = wire.MAGIC, align: int = wire._ALIGN,
                  sendmsg: Any = _socket.socket.sendmsg, sendall: Any = _socket.socket.sendall,

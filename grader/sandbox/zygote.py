@@ -101,6 +101,14 @@ class Zygote:
         exchange with one that is gone raises ``SandboxError``)."""
         return self.proc is None or self.proc.poll() is None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the workers forked for this process used, ended and running ones,
+        as the kernel counts them (None: this zygote cannot say)."""
+        try:
+            return float(self.exchange({"op": "cpu"})["cpu"])
+        except (SandboxError, KeyError, TypeError, ValueError):
+            return None
+
     def _attach(self, shared: dict[str, Any]) -> None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(START_TIMEOUT_S)  # the answer waits for the zygote's imports
@@ -291,6 +299,12 @@ def start_early(isolation: str, off: Collection[str] = (), warm: bool = False) -
         return zygote_for(confine.plan(isolation, off), warm)
     except (SandboxError, OSError, ValueError):
         return None
+
+
+def workers_cpu_seconds() -> float:
+    """CPU seconds of every worker this process's zygotes forked for it (drill budgets
+    count CPU time: ``grader.grading.session``)."""
+    return sum(z.cpu_seconds() or 0.0 for z in list(_zygotes.values()) if z.running())
 
 
 def close_zygotes() -> None:

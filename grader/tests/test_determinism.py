@@ -18,7 +18,7 @@ HALF_DONE = {"tensors/one_hot": "classes_is_max", "tensors/broadcast": "vague_cl
              "losses/metrics": "pearson_upcasts_half", "distributed/sampler": "seed_without_epoch"}
 
 
-def _half_done(folder: Path) -> Path:
+def half_done(folder: Path) -> Path:
     mutants = REPO / "grader" / "tests" / "mutants"
     for drill, mutant in HALF_DONE.items():
         target = folder / f"{drill}.py"
@@ -29,7 +29,7 @@ def _half_done(folder: Path) -> Path:
 
 def test_serial_and_parallel_grading_agree(tmp_path):
     """Same submission, same results: failures, messages and counterexamples included."""
-    submission = _half_done(tmp_path / "half_done")
+    submission = half_done(tmp_path / "half_done")
     only = ("--only", *HALF_DONE, "--isolation", "none")
     serial = run_grade(submission, tmp_path / "serial", "-n", "0", *only)
     parallel = run_grade(submission, tmp_path / "parallel", "-n", "2", *only)
