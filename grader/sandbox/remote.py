@@ -490,12 +490,17 @@ class SandboxedImplementation(Implementation):
         if not all(isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())
                    for t in outputs):
             raise wire.WireError("a non-float output claims to need gradients")
+        if not all(isinstance(t, torch.Tensor) for t in inputs):
+            raise wire.WireError("a graph's input is no tensor argument")
 
         def backward(grads: Sequence[torch.Tensor]) -> list[torch.Tensor | None]:
             got, _ = self._send("backward", {"op": "backward", "graph": graph["id"]},
                                 {"grads": list(grads)})
-            if type(got) is not list or len(got) != len(inputs):
-                raise wire.WireError("the backward pass answered the wrong number of gradients")
+            problem = _gradient_problem(got, inputs)
+            if problem:  # raised inside autograd: as the worker's broken contract, never the test's
+                self.sandbox.forget(self.exercise_id)
+                raise BrokenContract(f"the backward pass through {self.exercise_id}: its answer broke "
+                                     f"the grading contract: {problem}")
             return got
 
         bridged = _Bridge.apply(backward, tuple(o.detach() for o in outputs), *inputs)
@@ -765,6 +770,18 @@ class _Bridge(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple[Any, ...]:
         return (None, None, *ctx.remote_backward([g.contiguous() for g in grads]))
+
+
+def _gradient_problem(got: Any, inputs: Sequence[torch.Tensor]) -> str:
+    """What is wrong with a backward pass's answer ("" when nothing): one gradient, or
+    None, per input, of its shape, dtype and device (else autograd raises in the test)."""
+    if type(got) is not list or len(got) != len(inputs):
+        return "the backward pass answered the wrong number of gradients"
+    for g, x in zip(got, inputs):
+        if g is not None and not (isinstance(g, torch.Tensor) and g.shape == x.shape
+                                  and g.dtype == x.dtype and g.device == x.device):
+            return f"a gradient does not match its input (shape {list(x.shape)}, {x.dtype})"
+    return ""
 
 
 def _record_results(records: Sequence[dict[str, Any] | None], results: Sequence[Any]) -> None:

@@ -125,6 +125,26 @@ def test_what_cannot_cross_is_opaque_from_a_worker_and_refused_from_the_grader(v
         round_trip(value, strict=True)
 
 
+class _LyingTuple(tuple):
+    def __iter__(self):
+        return iter((9, 9))
+
+    def __len__(self):
+        return 7
+
+
+def test_a_tuple_subclass_crosses_as_the_tuple_it_holds():
+    """A spec's "tuple" is any tuple (a named tuple, ``torch.return_types``): it crosses as
+    a plain tuple of the items it holds, whatever its methods say; ``torch.Size`` stays one."""
+    svd = torch.linalg.svd(torch.eye(2))
+    for strict in (True, False):
+        assert round_trip(_LyingTuple((1, 2, 3)), strict=strict) == (1, 2, 3)
+        got = round_trip(svd, strict=strict)
+        assert type(got) is tuple and len(got) == 3 and torch.equal(got[0], svd[0])
+        size = round_trip(torch.Size([2, 3]), strict=strict)
+        assert type(size) is torch.Size and size == (2, 3)
+
+
 def _decode(objects, payload=b"", node=None):
     return wire.Decoder(objects, bytearray(payload)).value(node if node is not None else {"obj": 0})
 
@@ -480,3 +500,43 @@ def test_an_overlapping_parameter_is_refused_and_a_sliced_argument_is_not():
     overlapping.weight = nn.Parameter(torch.randn(80).as_strided((4, 2, 3, 3), (9, 9, 3, 1)))
     with pytest.raises(wire.WireError, match="overlaps itself or has gaps"):
         _module_answer(overlapping, [conv, bn])
+
+
+def _float_entry(**changes):
+    return tensor_entry(rg=True, **changes)
+
+
+@pytest.mark.parametrize("backward_reply,backward_payload", [
+    ({"ok": {"tuple": []}, "objects": []}, b""),
+    ({"ok": [{"obj": 0}], "objects": [tensor_entry(shape=[3], nbytes=12)]}, bytes(12)),
+    ({"ok": [{"obj": 0}], "objects": [tensor_entry(dtype="float64", nbytes=16)]}, bytes(16)),
+], ids=["not-a-list", "wrong-shape", "wrong-dtype"])
+def test_a_forged_backward_answer_is_the_workers_broken_contract(backward_reply, backward_payload):
+    """Raised inside autograd, from the test's ``backward()``: still ``BrokenContract``, the
+    worker dropped, never a RuntimeError autograd makes of a gradient of the wrong shape."""
+    from grader.contract.forbid import Forbidden
+    from grader.core.outcomes import BrokenContract
+    from grader.sandbox import remote
+
+    call = {"ok": {"obj": 1}, "objects": [_float_entry(), _float_entry(buf=1)],
+            "graph": {"id": 1, "outputs": [1], "inputs": [0]}}
+
+    class Sandbox:
+        def __init__(self):
+            self.replies = [(call, bytes(64 + 8)), (backward_reply, backward_payload)]
+            self.forgotten: list[str] = []
+
+        def request(self, *args, **kwargs):
+            reply, payload = self.replies.pop(0)
+            return dict(reply), memoryview(bytearray(payload))
+
+        def forget(self, exercise, rank=None):
+            self.forgotten.append(exercise)
+
+    sandbox = Sandbox()
+    impl = remote.SandboxedImplementation(Path("."), "tensors/one_hot", Forbidden({}), cast(remote.Sandbox, sandbox))
+    x = torch.zeros(2, requires_grad=True)
+    out = impl.one_hot(x)
+    with pytest.raises(BrokenContract, match="broke the grading contract"):
+        out.sum().backward()
+    assert sandbox.forgotten == ["tensors/one_hot"]
