@@ -64,9 +64,12 @@ def random_weights(out: torch.Tensor) -> torch.Tensor:
 
     Not ``torch.randn_like``: it follows ``out``'s strides, so a correct answer laid
     out differently in memory (an einsum result, a transposed view) would be weighted
-    with other numbers than the oracle's output and fail.
+    with other numbers than the oracle's output and fail. Drawn in float64 on the CPU,
+    then cast: an answer in another dtype or on another device meets the same weights
+    (drawn in its own dtype they were other numbers, and a float32 answer to a float64
+    question showed as a gradient 19 times off instead of a wrong dtype).
     """
-    return torch.randn(out.shape, dtype=out.dtype, device=out.device)
+    return torch.randn(out.shape, dtype=torch.float64).to(dtype=out.dtype, device=out.device)
 
 
 def weighted_grads(fn: Callable[..., Any], leaves: list[torch.Tensor | None], names: str = "its inputs",
@@ -80,6 +83,10 @@ def weighted_grads(fn: Callable[..., Any], leaves: list[torch.Tensor | None], na
     if not out.requires_grad:
         raise AssertionError(f"the output is not connected to {names}: backward cannot reach "
                              "them (no .item(), torch.tensor(...) or .detach())")
+    dtypes = {t.dtype for t in leaves if t is not None and t.is_floating_point()}
+    if len(dtypes) == 1 and out.dtype not in dtypes:
+        raise AssertionError(f"the output's dtype is {out.dtype}, the inputs' {dtypes.pop()}: compute "
+                             "in the inputs' dtype (the gradients are compared only then)")
     manual_seed(1)
     inputs = [t for t in leaves if t is not None]
     return torch.autograd.grad((out * random_weights(out)).sum(), inputs, allow_unused=True)
