@@ -12,9 +12,16 @@ and every string ``S``), cut into k-grams of ``K`` filtered characters and winno
 has (its docstrings, signatures, imports) are removed, and so are those most of the
 class shares (present in more than ``COMMON_SHARE`` of the students who attempted the
 drill, once at least ``COMMON_MIN`` did: what everybody writes is no evidence).
-copydetect gives the share of each file's fingerprinted code that the other matches;
-the pair's score is the smaller share (both files mostly match: a short file inside a
-long one is not enough). A pair is *flagged* when its
+What the drill's docstring dictates counts ``DICTATED_WEIGHT`` as much as the rest, in
+a class of any size (``dictated_by``, ``dictated_mask``): the code it shows (````spans````
+and doctest lines, found in the filtered text), calls of the functions and methods that
+code names (and simple statements made only of such calls and builtins), and guards
+that raise an exception it names (``if ...: raise ValueError(...)``). Honest students
+write what the spec spells out (``masked_fill(mask == 0, -1e9)``, ``scatter_(-1,
+labels.unsqueeze(-1), 1)``, its ValueError checks); a copy also matches what it does
+not. The share of each file's fingerprinted code that the other matches is weighed so
+(``compare``: copydetect's ``compare_files`` with weights); the pair's score is the
+smaller share (both files mostly match: a short file inside a long one is not enough). A pair is *flagged* when its
 score is at least ``threshold`` and the matched code is at least ``MIN_MATCH``
 filtered characters long (a matching one-liner proves nothing). The regions that
 match are kept for a side-by-side view.
@@ -35,7 +42,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import keyword
 import math
+import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -49,9 +58,12 @@ from grader.reports.present import answer_text
 
 # Chosen on the course's own drills (short files): the reference against a disguised
 # copy of it (locals renamed, neighbouring statements swapped, functions reordered,
-# reformatted) scores 0.83-1.0 on every drill; independent correct solutions score at
-# most 0.13 against the reference and 0.46 against the mutants (wrong variants of the
-# reference that share its validation code) (grader/tests/test_similarity.py).
+# reformatted) scores 0.77-1.0 on every drill; the corpus of independent correct
+# solutions written from the docstrings (grader/tests/data/similarity: 8 drills, 16
+# files, several in the docstring's own idioms) scores at most 0.58 against the
+# reference and each other (0.84 before what the docstring dictates was discounted:
+# one_hot's and knn's were flagged), their disguised copies at least 0.82
+# (grader/tests/test_similarity.py).
 K = 20  # filtered characters per k-gram (copydetect's noise threshold: 25, for longer files)
 WINDOW = 1  # winnowing window: every k-gram kept (files are small), so any match of K is found
 DEFAULT_THRESHOLD = 0.6
@@ -62,6 +74,8 @@ TOP_PAIRS = 5  # pairs of each kind shown side by side per drill: the flagged fi
 MAX_LISTED = 1000  # pairs per drill listed in similarity.csv (every flagged one, up to this)
 MAX_CODE_CHARS = 20_000  # of a file shown side by side
 RARE_SHARE = 0.1
+DICTATED_WEIGHT = 0.1  # what the stub's docstring dictates counts this much in a share
+MIN_SNIPPET = 5  # filtered characters, at least, of a docstring's code to be discounted
 _BASE = np.uint64(1_000_003)
 
 
@@ -74,7 +88,8 @@ def rare_limit(students: int) -> int:
 
 @dataclass
 class Fingerprint:
-    """What copydetect's ``compare_files`` reads of a file (its ``CodeFingerprint``)."""
+    """What copydetect's ``compare_files`` reads of a file (its ``CodeFingerprint``), and
+    the weight of each filtered character (``DICTATED_WEIGHT`` where the spec dictates it)."""
 
     raw_code: str
     filtered_code: str
@@ -83,6 +98,8 @@ class Fingerprint:
     hash_idx: dict[int, list[int]]
     k: int
     token_coverage: float
+    weights: Any = None
+    kept: Any = None  # the characters its kept k-grams cover
 
 
 def kgram_hashes(text: str, k: int = K) -> np.ndarray:
@@ -105,11 +122,15 @@ def filtered(code: str) -> tuple[str, Any]:
     return filter_code(code, "submission.py", "python")
 
 
-def fingerprint(code: str, boilerplate: np.ndarray | None = None) -> Fingerprint:
-    """``code`` fingerprinted as copydetect does, minus the ``boilerplate`` hashes."""
+def fingerprint(code: str, boilerplate: np.ndarray | None = None,
+                spec: Dictated | None = None) -> Fingerprint:
+    """``code`` fingerprinted as copydetect does, minus the ``boilerplate`` hashes, with
+    what ``spec`` dictates of it weighed ``DICTATED_WEIGHT``."""
     from copydetect.utils import get_token_coverage, winnow
 
     text, offsets = filtered(code)
+    weights = np.where(dictated_mask(code, text, offsets, spec), DICTATED_WEIGHT, 1.0) if spec \
+        else np.ones(len(text))
     hashes = kgram_hashes(text)
     if len(hashes):
         hashes, idx = winnow(hashes, WINDOW, remove_duplicates=False)
@@ -122,12 +143,188 @@ def fingerprint(code: str, boilerplate: np.ndarray | None = None) -> Fingerprint
     for h, i in zip(hashes.tolist(), idx.tolist()):
         hash_idx.setdefault(h, []).append(i)
     return Fingerprint(code, text, offsets, set(hash_idx), hash_idx, K,
-                       float(get_token_coverage(hash_idx, K, len(text))))
+                       float(get_token_coverage(hash_idx, K, len(text))), weights, _covered(idx, len(text)))
 
 
 def all_kgrams(code: str) -> np.ndarray:
     """Every k-gram hash of ``code``'s filtered text (a stub's, to remove)."""
     return np.unique(kgram_hashes(filtered(code)[0]))
+
+
+# ------------------------------------------------------------------ what the spec dictates
+
+@dataclass(frozen=True)
+class Dictated:
+    """What a drill's stub dictates beyond its own code: the code its docstrings show
+    (````spans```` and doctest lines, filtered; ``...`` stands for anything) and the
+    exceptions they tell the student to raise."""
+
+    snippets: tuple[str, ...]
+    exceptions: frozenset[str]
+    names: frozenset[str] = frozenset()
+
+
+_SPAN = re.compile(r"``(.+?)``", re.S)
+_DOCTEST = re.compile(r"^\s*(?:>>>|\.\.\.) ?(.*)$", re.M)
+_BUILTINS = frozenset({"int", "float", "bool", "len", "tuple", "list", "range", "min", "max", "abs", "sum"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXCEPTION = re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception))\b")
+
+
+def dictated_by(stub: str | None) -> Dictated | None:
+    """What ``stub``'s docstrings dictate (None for no stub, or one that does not parse)."""
+    import ast
+
+    if not stub:
+        return None
+    try:
+        tree = ast.parse(stub)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    docs = [ast.get_docstring(node, clean=False) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    snippets: set[str] = set()
+    exceptions: set[str] = set()
+    names: set[str] = set()
+    for doc in filter(None, docs):
+        exceptions.update(_EXCEPTION.findall(doc))
+        for code in [m.group(1) for m in _SPAN.finditer(doc)] + [m.group(1) for m in _DOCTEST.finditer(doc)]:
+            names.update(n for n in _NAME.findall(code) if not keyword.iskeyword(n))
+            for piece in filtered(" ".join(code.split()))[0].split("..."):
+                if len(piece) >= MIN_SNIPPET:
+                    snippets.add(piece)
+    return Dictated(tuple(sorted(snippets, key=lambda p: (-len(p), p))), frozenset(exceptions),
+                    frozenset(names))
+
+
+def _raises_named(node: Any, exceptions: frozenset[str]) -> bool:
+    """A ``raise`` of an exception the spec names (``raise ValueError(...)``)."""
+    import ast
+
+    if not isinstance(node, ast.Raise) or node.exc is None:
+        return False
+    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    return isinstance(exc, ast.Name) and exc.id in exceptions
+
+
+def _called(node: Any) -> str | None:
+    """The name a call calls: ``f`` of ``f(...)`` and of ``x.f(...)``."""
+    import ast
+
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _dictated_ranges(code: str, spec: Dictated) -> list[tuple[int, int]]:
+    """[start, end) character ranges of ``code`` that do what the spec says in its own
+    words: guards that only raise an exception it names (``if <condition>: raise
+    ValueError(...)``, no ``else``) and such ``raise`` statements anywhere, and calls of
+    the functions and methods its code names (``x.scatter_(...)``, ``torch.tril(...)``),
+    and whole simple statements whose every call is one of those (or a builtin)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lines = code.splitlines(keepends=True)
+    starts = list(itertools.accumulate((len(line) for line in lines), initial=0))
+
+    def at(line: int, col: int) -> int:  # ast columns count UTF-8 bytes
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        return starts[line - 1] + len(text.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+    def spelled_out(node: Any) -> bool:  # a statement whose every call the spec names (or a builtin)
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr)):
+            return False
+        calls = [_called(n) for n in ast.walk(node) if isinstance(n, ast.Call)]
+        return any(c in spec.names for c in calls) and all(c in spec.names or c in _BUILTINS for c in calls)
+
+    ranges = []
+    for node in ast.walk(tree):
+        guard = isinstance(node, ast.If) and not node.orelse and len(node.body) == 1 \
+            and _raises_named(node.body[0], spec.exceptions)
+        named = (isinstance(node, ast.Call) and _called(node) in spec.names) or spelled_out(node)
+        if not (guard or named or _raises_named(node, spec.exceptions)):
+            continue
+        assert isinstance(node, (ast.stmt, ast.expr))
+        if node.end_lineno is not None and node.end_col_offset is not None:
+            ranges.append((at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset)))
+    return ranges
+
+
+def dictated_mask(code: str, text: str, offsets: Any, spec: Dictated | None) -> np.ndarray:
+    """Which characters of ``text`` (``code`` filtered, with copydetect's ``offsets``) the
+    spec dictates: occurrences of its snippets, and ``code``'s guards that raise the
+    exceptions it names."""
+    mask = np.zeros(len(text), dtype=bool)
+    if spec is None or not len(text):
+        return mask
+    for piece in spec.snippets:
+        at = text.find(piece)
+        while at >= 0:
+            mask[at:at + len(piece)] = True
+            at = text.find(piece, at + 1)
+    ranges = _dictated_ranges(code, spec)
+    if ranges:
+        where = np.arange(len(text))
+        table = np.asarray(offsets)
+        raw = where + table[:, 1][np.clip(np.searchsorted(table[:, 0], where), 0, len(table) - 1)] \
+            if len(table) else where
+        for start, end in ranges:
+            mask |= (raw >= start) & (raw < end)
+    return mask
+
+
+@dataclass
+class Match:
+    """Two fingerprints compared: ``tokens`` filtered characters of ``a`` match; each
+    file's ``shares`` of its fingerprinted code, weighed; the matched ``slices`` in each
+    raw file; and how much of ``a``'s match the spec ``dictated`` (a share)."""
+
+    tokens: int
+    shares: tuple[float, float]
+    slices: tuple[Any, Any]
+    dictated: float
+
+
+def compare(a: Fingerprint, b: Fingerprint) -> Match:
+    """copydetect's ``compare_files`` with weighed shares: of each file's fingerprinted
+    characters, the weight the other matches over the weight of them all, so what the
+    spec dictates counts ``DICTATED_WEIGHT`` on both sides."""
+    from copydetect.utils import find_fingerprint_overlap, get_copied_slices
+
+    idx_a, idx_b = find_fingerprint_overlap(a.hashes, b.hashes, a.hash_idx, b.hash_idx)
+    if len(idx_a) == 0:
+        return Match(0, (0.0, 0.0), (np.array([]), np.array([])), 0.0)
+    shares, slices, tokens, dictated = [], [], 0, 0.0
+    for fp, idx in ((a, idx_a), (b, idx_b)):
+        kept = fp.kept if fp.kept is not None else _covered(
+            np.concatenate([np.array(i) for i in fp.hash_idx.values()]), len(fp.filtered_code))
+        found = get_copied_slices(idx, K)
+        matched = np.zeros(len(fp.filtered_code), dtype=bool)
+        for start, end in zip(found[0], found[1]):
+            matched[int(start):int(end)] = True
+        weights = fp.weights if fp.weights is not None else np.ones(len(fp.filtered_code))
+        total = float(weights[kept].sum())
+        shares.append(float(weights[matched].sum()) / total if total else 0.0)
+        if fp is a:
+            tokens = int(matched.sum())
+            dictated = float((matched & (weights < 1)).sum()) / tokens if tokens else 0.0
+        if len(fp.offsets):
+            found = found + fp.offsets[:, 1][np.clip(np.searchsorted(fp.offsets[:, 0], found),
+                                                     0, fp.offsets.shape[0] - 1)]
+        slices.append(found)
+    return Match(tokens, (shares[0], shares[1]), (slices[0], slices[1]), dictated)
+
+
+def _covered(idx: Any, length: int) -> np.ndarray:
+    """The characters the k-grams starting at ``idx`` cover."""
+    out = np.zeros(length, dtype=bool)
+    starts = np.asarray(idx, dtype=np.int64)
+    for offset in range(K):
+        out[np.clip(starts + offset, 0, max(length - 1, 0))[starts + offset < length]] = True
+    return out
 
 
 # ------------------------------------------------------------------ code similarity
@@ -163,18 +360,18 @@ def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
     """Pairs of students whose file of ``drill`` is unusually similar (module docstring).
 
     ``sources``: student -> that file's code (students whose file is the stub, or who
-    have none, are left out by the caller). Returns the drill's figures, its top pairs
+    have none, are left out by the caller); ``stub``: the drill's stub, docstrings
+    included (what they dictate counts ``DICTATED_WEIGHT``). Returns the drill's figures, its top pairs
     (``top``, flagged first, with both files and their matched regions) and every
     flagged pair with the best others (``listed``, for similarity.csv)."""
-    from copydetect import compare_files
-
-    stub_hashes = all_kgrams(stub) if stub else np.zeros(0, dtype=np.int64)
-    prints = {sid: fingerprint(code, stub_hashes) for sid, code in sorted(sources.items())}
+    spec = dictated_by(stub)
+    stub_hashes = all_kgrams(canonical(stub)) if stub else np.zeros(0, dtype=np.int64)
+    prints = {sid: fingerprint(code, stub_hashes, spec) for sid, code in sorted(sources.items())}
     counts = Counter(h for fp in prints.values() for h in fp.hashes)
     common = np.array(sorted(h for h, c in counts.items()
                              if len(prints) >= COMMON_MIN and c > COMMON_SHARE * len(prints)), dtype=np.int64)
     if len(common):
-        prints = {sid: fingerprint(code, np.union1d(stub_hashes, common)) for sid, code in sorted(sources.items())}
+        prints = {sid: fingerprint(code, np.union1d(stub_hashes, common), spec) for sid, code in sorted(sources.items())}
     owners: dict[int, list[str]] = {}
     for sid, fp in prints.items():
         for h in fp.hashes:
@@ -182,11 +379,13 @@ def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
     candidates = {pair for sids in owners.values() for pair in itertools.combinations(sorted(sids), 2)}
     rows: list[dict[str, Any]] = []
     for a, b in sorted(candidates):
-        tokens, (share_a, share_b), (slices_a, slices_b) = compare_files(prints[a], prints[b])
+        found = compare(prints[a], prints[b])
+        (share_a, share_b), (slices_a, slices_b) = found.shares, found.slices
         score = float(min(share_a, share_b))
         rows.append({"a": a, "b": b, "score": round(score, 4), "a_share": round(float(share_a), 4),
-                     "b_share": round(float(share_b), 4), "matched": int(tokens),
-                     "flagged": bool(score >= threshold and tokens >= MIN_MATCH),
+                     "b_share": round(float(share_b), 4), "matched": found.tokens,
+                     "dictated": round(found.dictated, 4),
+                     "flagged": bool(score >= threshold and found.tokens >= MIN_MATCH),
                      "a_spans": _spans(slices_a), "b_spans": _spans(slices_b)})
     rows.sort(key=lambda r: (-r["score"], -r["matched"], r["a"], r["b"]))
     pairs_total = len(prints) * (len(prints) - 1) // 2
@@ -284,7 +483,6 @@ def analyse(results_by_student: Mapping[str, Mapping[str, Any]], sources: Mappin
     code = {}
     for drill in ids:
         stub = stubs.get(drill)
-        canonical_stub = canonical(stub) if stub is not None else None
         files = {}
         for sid in sorted(results_by_student):
             data = (sources.get(sid) or {}).get(f"{drill}.py")
@@ -295,9 +493,10 @@ def analyse(results_by_student: Mapping[str, Mapping[str, Any]], sources: Mappin
                 continue
             files[sid] = canonical(text)
         if len(files) >= 2:
-            code[drill] = code_pairs(drill, files, canonical_stub, threshold)
+            code[drill] = code_pairs(drill, files, stub, threshold)
     return {"settings": {"k": K, "window": WINDOW, "threshold": threshold, "min_match": MIN_MATCH,
-                         "common_share": COMMON_SHARE, "common_min": COMMON_MIN},
+                         "common_share": COMMON_SHARE, "common_min": COMMON_MIN,
+                         "dictated_weight": DICTATED_WEIGHT},
             "code": code, "behaviour": behaviour(results_by_student),
             "seconds": round(time.perf_counter() - started, 3)}
 

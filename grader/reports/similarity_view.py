@@ -71,7 +71,9 @@ def csv_rows(similarity: dict[str, Any]) -> list[dict[str, Any]]:
             rows.append({"drill": drill, "evidence": "code", "student_a": p["a"], "student_b": p["b"],
                          "score": p["score"], "flagged": "yes" if p["flagged"] else "no",
                          "detail": f"{p['a_share']:.0%} of {p['a']}'s code and {p['b_share']:.0%} of "
-                                   f"{p['b']}'s match ({p['matched']} filtered characters)"})
+                                   f"{p['b']}'s match ({p['matched']} filtered characters"
+                                   + (f", {p['dictated']:.0%} of them dictated by the docstring" if p.get("dictated")
+                                      else "") + ")"})
     for drill, found in sorted((similarity.get("behaviour") or {}).items()):
         for p in found.get("pairs", []):
             tests = sorted({a["test"] for a in p["answers"]})

@@ -1,10 +1,16 @@
 """Similarity evidence: disguised copies are flagged and independent correct solutions are
-not, on every drill (no grading: the analysis alone), and ``grade-all`` on a small class
-shows both kinds of evidence in class.html and similarity.csv."""
+not, on every drill (no grading: the analysis alone), also in a class of 5 where the
+solutions follow the idioms the docstrings dictate, and ``grade-all`` on a small class
+shows both kinds of evidence in class.html and similarity.csv.
+
+The corpus of independent solutions, ``data/similarity/<drill>/<style>.py``, was written
+from the stubs' docstrings alone (never reference/), each in its own style; every file
+scores full marks (``torchdrill check DRILL --submission``)."""
 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import subprocess
 import sys
@@ -16,12 +22,27 @@ import pytest
 from grader.classroom import similarity
 from grader.core import notebooks
 from grader.core.stubs import stub_source
+from grader.reports import similarity_view
 from grader.tests.classroom import disguise, drills, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
 
 INDEPENDENT = REPO / "grader" / "tests" / "data" / "similarity"  # correct solutions written apart
 ONLY = ["tensors/one_hot", "tensors/contiguity"]
+CAROL = {"tensors/one_hot": "flat_scatter", "tensors/contiguity": "while_loop"}  # her style of each
+
+
+def independent(drill: str) -> dict[str, str]:
+    """The corpus's independent solutions of ``drill``: style -> code."""
+    return {p.stem: p.read_text() for p in sorted((INDEPENDENT / drill).glob("*.py"))}
+
+
+def corpus() -> list[str]:
+    return sorted({p.parent.relative_to(INDEPENDENT).as_posix() for p in INDEPENDENT.rglob("*.py")})
+
+
+def carol(drill: str) -> str:
+    return (INDEPENDENT / drill / f"{CAROL[drill]}.py").read_text()
 
 
 def reference(drill: str) -> str:
@@ -39,17 +60,80 @@ def pair(found: dict[str, Any], a: str, b: str) -> dict[str, Any] | None:
 @pytest.mark.parametrize("drill", drills())
 def test_a_disguised_copy_is_flagged_and_an_independent_solution_is_not(drill):
     code = {"original": reference(drill), "copy": disguise(reference(drill), seed=3)}
-    if (INDEPENDENT / f"{drill}.py").is_file():
-        code["independent"] = (INDEPENDENT / f"{drill}.py").read_text()
+    code.update({f"independent-{style}": text for style, text in independent(drill).items()})
     found = similarity.analyse({sid: {"exercises": []} for sid in code},
                                {sid: {f"{drill}.py": text} for sid, text in code.items()},
                                {drill: stub(drill)}, drills=[drill])["code"][drill]
     copied = pair(found, "original", "copy")
     assert copied is not None and copied["flagged"], f"{drill}: {copied}"
     assert copied["score"] >= similarity.DEFAULT_THRESHOLD + 0.1  # a margin, not a coin toss
-    for other in ("original", "copy"):
-        independent = pair(found, other, "independent")
-        assert independent is None or not independent["flagged"]
+    assert not [p for p in found["listed"] if p["flagged"] and {p["a"], p["b"]} != {"original", "copy"}]
+
+
+def _class_of_five(drill: str) -> dict[str, str]:
+    """The reference, a disguised copy of it, the corpus's independent solutions, and
+    disguised copies to make 5: ``X~copy`` is a copy of ``X``."""
+    ref = reference(drill)
+    code = {"reference": ref, "reference~copy": disguise(ref, seed=3)}
+    styles = independent(drill)
+    code.update(list(styles.items())[:3])
+    first = next(iter(styles))
+    if len(code) < 5:
+        code[f"{first}~copy"] = disguise(styles[first], seed=5)
+    if len(code) < 5:
+        code["reference~copy2"] = disguise(ref, seed=11)
+    return code
+
+
+@pytest.mark.parametrize("drill", corpus())
+def test_in_a_class_of_five_independent_solutions_are_not_flagged_and_copies_are(drill):
+    """Solutions written from the docstring use the idioms it dictates
+    (``masked_fill(mask == 0, -1e9)``, ``scatter_(-1, labels.unsqueeze(-1), 1)``, its
+    ValueError guards): in a class too small for "shared by the class" to mean anything,
+    what the stub dictates must not make them look copied (it counts
+    ``DICTATED_WEIGHT``), and a disguised copy still is flagged."""
+    code = _class_of_five(drill)
+    assert len(code) == 5 and len(code) < similarity.COMMON_MIN
+    found = similarity.analyse({sid: {"exercises": []} for sid in code},
+                               {sid: {f"{drill}.py": text} for sid, text in code.items()},
+                               {drill: stub(drill)}, drills=[drill])["code"][drill]
+    assert found["common_fingerprints"] == 0
+    scores = {frozenset((p["a"], p["b"])): p for p in found["listed"]}
+    for a, b in itertools.combinations(sorted(code), 2):
+        p = scores.get(frozenset((a, b)), {"score": 0.0, "flagged": False})
+        if a.split("~")[0] == b.split("~")[0]:
+            assert p["flagged"] and p["score"] >= similarity.DEFAULT_THRESHOLD + 0.1, (a, b, p["score"])
+        else:
+            assert not p["flagged"] and p["score"] < similarity.DEFAULT_THRESHOLD, (a, b, p["score"])
+
+
+def test_what_the_docstring_dictates_is_read_from_it():
+    spec = similarity.dictated_by(stub("attention/attention"))
+    assert spec is not None and "ValueError" in spec.exceptions
+    assert {"masked_fill", "softmax", "tril", "arange"} <= spec.names
+    assert similarity.filtered("scores.masked_fill(mask == 0, -1e9)")[0] in spec.snippets
+    code = ("def f(scores, mask, n):\n    if n < 0:\n        raise ValueError('n')\n"
+            "    scores = scores.masked_fill(mask == 0, -1e9)\n    total = 0\n"
+            "    for i in range(n):\n        total += i * i\n    return scores * total\n")
+    text, offsets = similarity.filtered(code)
+    mask = similarity.dictated_mask(code, text, offsets, spec)
+    dictated = "".join(c for c, m in zip(text, mask) if m)
+    assert "ifV<0:raiseValueError" in dictated and "V.V(V==0,-1e9)" in dictated
+    assert "forVinrange(V):V+=V*V" in "".join(c for c, m in zip(text, mask) if not m)
+    assert similarity.dictated_by(None) is None and similarity.dictated_by("def (") is None
+
+
+def test_a_pair_says_how_much_of_its_match_the_docstring_dictates():
+    drill = "tensors/one_hot"
+    code = _class_of_five(drill)
+    found = similarity.analyse({sid: {"exercises": []} for sid in code},
+                               {sid: {f"{drill}.py": text} for sid, text in code.items()},
+                               {drill: stub(drill)}, drills=[drill])
+    copied = pair(found["code"][drill], "reference", "reference~copy")
+    assert copied is not None and 0.5 < copied["dictated"] <= 1
+    assert found["settings"]["dictated_weight"] == similarity.DICTATED_WEIGHT
+    rows = similarity_view.csv_rows(found)
+    assert any("of them dictated by the docstring" in r["detail"] for r in rows if r["evidence"] == "code")
 
 
 def test_hashes_are_the_same_in_every_process():
@@ -70,7 +154,7 @@ def test_what_the_stub_gives_and_what_most_share_is_no_evidence():
     assert not found["top"] or not any(p["flagged"] for p in found["top"])
     # in a class of 12, code 11 of them share is common knowledge, not copying
     same = {f"s{i:02d}": similarity.canonical(disguise(reference(drill), seed=i)) for i in range(11)}
-    same["odd"] = similarity.canonical((INDEPENDENT / f"{drill}.py").read_text())
+    same["odd"] = similarity.canonical(carol(drill))
     found = similarity.code_pairs(drill, same, similarity.canonical(stub(drill)))
     assert found["common_fingerprints"] > 0 and found["flagged"] == 0
 
@@ -87,10 +171,10 @@ def _class(folder: Path) -> None:
     mutant = (REPO / "grader" / "tests" / "mutants" / "tensors" / "one_hot" / "classes_is_max.py").read_text()
     put("alice", {d: reference(d) for d in ONLY})
     put("bob", {d: disguise(reference(d), seed=7) for d in ONLY})
-    put("carol", {d: (INDEPENDENT / f"{d}.py").read_text() for d in ONLY})
+    put("carol", {d: carol(d) for d in ONLY})
     put("dave", {"tensors/one_hot": mutant})
     put("frank", {"tensors/one_hot": disguise(mutant, seed=5) + '\nNOTE = "</pre><script>alert(1)</script>"\n'})
-    cells = [("markdown", "# drills")] + [("code", (INDEPENDENT / f"{d}.py").read_text()) for d in ONLY]
+    cells = [("markdown", "# drills")] + [("code", carol(d)) for d in ONLY]
     (folder / "erin.ipynb").write_text(notebooks.dumps_cells(cells))  # carol's code, in a notebook
 
 
@@ -132,6 +216,7 @@ def test_the_class_report_shows_the_pairs_side_by_side_escaped(graded):
     assert 'id="similarity"' in page and 'href="#similarity"' in page
     assert 'data-a="alice" data-b="bob" data-kind="code" data-flagged="yes"' in page
     assert "<mark>" in page and "never a penalty" in page
+    assert "following the spec is not copying" in page and "dictated by the docstring" in page
     assert "<script>alert(1)" not in page and "&lt;/pre&gt;&lt;script&gt;alert(1)" in page  # frank's code, escaped
     stored = json.loads((out / "similarity.json").read_text())
     assert stored["settings"]["threshold"] == similarity.DEFAULT_THRESHOLD
