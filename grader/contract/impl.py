@@ -73,7 +73,19 @@ class Implementation:
         # What the last call (or rank run) changed of its arguments beyond what its spec
         # allows, as sentences (``grader.contract.arguments``); it was undone since.
         self.mutations: list[str] = []
+        self._changed: list[str] = []  # what earlier calls changed (``changed_arguments``)
         self._module: ModuleType | None = None
+
+    def _fresh(self) -> None:
+        """A new call's records; what the last call changed of its arguments is kept."""
+        self._changed += self.mutations
+        self.effects, self.mutations = [], []
+
+    def changed_arguments(self) -> list[str]:
+        """What every call through this object changed of its arguments beyond what its
+        spec allows, once each (the grading session fails a property on it, whatever the
+        property checks: ``GradingSession.pytest_runtest_makereport``)."""
+        return list(dict.fromkeys(self._changed + self.mutations))
 
     def allowed(self, name: str) -> frozenset[str]:
         """What a call of ``name`` may change of its arguments."""
@@ -111,7 +123,7 @@ class Implementation:
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Call the student's ``name(*args, **kwargs)`` under the contract."""
         record = self._record(name, args, kwargs) if _in_final_example() else None
-        self.effects, self.mutations = [], []
+        self._fresh()
         return self._guarded_call(name, args, kwargs, record)
 
     def _guarded_call(self, name: str, args: Sequence[Any], kwargs: dict[str, Any],
@@ -185,7 +197,7 @@ class Implementation:
                 if record is not None:
                     record["rank"] = rank
                 records[rank] = record
-        self.effects, self.mutations = [], []
+        self._fresh()
         return self.threaded_ranks(name, rank_args, collective, records)
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
@@ -207,7 +219,7 @@ class Implementation:
                     "send": "blocking in-memory send (grader)",
                     "recv": "blocking in-memory recv (grader)",
                     "rank": rank, "world_size": len(rank_args)})
-        self.effects, self.mutations = [], []
+        self._fresh()
         return self.threaded_p2p_ranks(name, rank_args, records)
 
     def threaded_p2p_ranks(self, name: str, rank_args: Sequence[Sequence[Any]],

@@ -297,6 +297,9 @@ class GradingSession:
             expired = item.stash.get(_expired, None)
             if expired and outcome != PASSED:  # whatever hypothesis made of the interruption
                 outcome, message = TIMED_OUT, expired
+            changed = _changed_arguments(item) if outcome == PASSED and call.when == "call" else None
+            if changed:
+                outcome, message = FAILED, changed
             info = {"outcome": outcome, "message": message[:verdict.MAX_MESSAGE]}
             if outcome in (FAILED, ERROR, TIMED_OUT) and exc is not None:
                 info["counterexample"] = verdict.counterexample(
@@ -310,6 +313,18 @@ class GradingSession:
                         info[stream] = verdict.capped(text)
         report.user_properties.append((OUTCOME, json.dumps(info)))
         return report
+
+
+def _changed_arguments(item: pytest.Item) -> str | None:
+    """Why a property that passed is lost all the same: a call changed its arguments
+    beyond what the drill's marker lets it (``mutates``). Every drill, every property:
+    the caller's tensors are not the function's to change, whatever the property checks."""
+    impl = getattr(item, "funcargs", {}).get("impl")
+    changed = impl.changed_arguments() if isinstance(impl, Implementation) else []
+    if not changed:
+        return None
+    return (f"the call {'; '.join(changed[:3])}; leave the arguments as they were given (work on a "
+            "copy: x.clone(), not an in-place change of x)")
 
 
 def official_secret(config: pytest.Config) -> secret_module.Secret | None:
