@@ -80,8 +80,45 @@ def property_title(test_name: str) -> str:
 
 
 def sorted_tests(tests: Iterable[_Test]) -> list[_Test]:
-    """Problems first, then not attempted, not run, passed; by name within each."""
-    return sorted(tests, key=lambda t: (_ORDER.get(t["outcome"], 0), t["name"]))
+    """Problems first, heaviest first, then not attempted, not run, passed; by name
+    within each (and among problems of the same weight)."""
+    return sorted(tests, key=lambda t: (_ORDER.get(t["outcome"], 0),
+                                        -_weight(t) if t["outcome"] in PROBLEMS else 0.0, t["name"]))
+
+
+def _weight(test: Mapping[str, Any]) -> float:
+    try:
+        return float(test.get("weight", 1))
+    except (TypeError, ValueError):
+        return 1.0
+
+
+def problems(exercise: Mapping[str, Any]) -> list[Any]:
+    """The properties the exercise lost (failed, error, timed out), heaviest first; in
+    the order of the results (the test file's) among equal weights."""
+    return sorted((t for t in exercise["tests"] if t["outcome"] in PROBLEMS), key=lambda t: -_weight(t))
+
+
+def main_problem(exercise: Mapping[str, Any]) -> Any:
+    """The heaviest lost property: the one a summary line names (None when none)."""
+    lost = problems(exercise)
+    return lost[0] if lost else None
+
+
+def reason(test: Mapping[str, Any]) -> str:
+    """Why a property was lost, in one line: its message's first line (the student's
+    traceback left out), or its outcome when there is no message."""
+    message, _ = split_traceback(test.get("message") or "")
+    return first_line(message) or label(test["outcome"])
+
+
+def reasons(exercise: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each distinct reason the exercise lost properties for, the heaviest first:
+    ``{"reason", "tests" (the records, heaviest first), "weight" (their total)}``."""
+    groups: dict[str, list[Any]] = {}
+    for t in problems(exercise):
+        groups.setdefault(reason(t), []).append(t)
+    return [{"reason": r, "tests": ts, "weight": sum(_weight(t) for t in ts)} for r, ts in groups.items()]
 
 
 def property_points(exercise: Mapping[str, Any], test: Mapping[str, Any]) -> float | None:

@@ -68,6 +68,8 @@ def environment(folder: Path) -> jinja2.Environment:
     env.globals.update({
         "score_text": present.score_text,
         "sorted_tests": present.sorted_tests,
+        "main_problem": present.main_problem,
+        "reasons": present.reasons,
         "property_points": present.property_points,
         "split_traceback": present.split_traceback,
         "not_run_here": present.not_run_here,

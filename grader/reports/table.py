@@ -26,10 +26,18 @@ STATUS_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "error"
 
 
 def first_problem(exercise: Mapping[str, Any]) -> str:
-    for t in exercise["tests"]:
-        if t["outcome"] not in (PASSED, "not_run"):
-            return escape(f"{t['name']} ({t['outcome'].replace('_', ' ')})")
-    return ""
+    """The summary of what went wrong: the heaviest lost property (not the first in the
+    file), and how many other reasons the exercise lost properties for; else the first
+    property not attempted."""
+    lost = present.main_problem(exercise)
+    if lost is None:
+        for t in exercise["tests"]:
+            if t["outcome"] not in (PASSED, "not_run"):
+                return escape(f"{t['name']} ({t['outcome'].replace('_', ' ')})")
+        return ""
+    others = len(present.reasons(exercise)) - 1
+    more = f" + {present.plural(others, 'other reason')}" if others else ""
+    return escape(f"{lost['name']} ({present.label(lost['outcome'])}){more}")
 
 
 def make_console(file: TextIO | None = None, width: int | None = None) -> Console:
@@ -50,7 +58,7 @@ def render(results: Results, file: TextIO | None = None, width: int | None = Non
     table.add_column("exercise")
     table.add_column("score", justify="right")
     table.add_column("status")
-    table.add_column("first failing property", overflow="fold")
+    table.add_column("heaviest failing property", overflow="fold")
     for ex in results["exercises"]:
         status = ex["status"]
         score = "pending" if status == "not_run" else present.score_text(ex["score"], ex["max_score"])
@@ -66,10 +74,12 @@ def render(results: Results, file: TextIO | None = None, width: int | None = Non
 
 
 def render_problems(results: Mapping[str, Any], console: Console) -> None:
-    """Each failing property: its message, counterexample and the student's traceback.
-    Properties of a drill that failed with the very same text (a file that does not
-    load) are shown once, with the names of the others."""
+    """Each failing property, heaviest first: its message, counterexample and the
+    student's traceback, after the list of distinct reasons when there are several
+    (``render_reasons``). Properties of a drill that failed with the very same text (a
+    file that does not load) are shown once, with the names of the others."""
     for ex in results["exercises"]:
+        render_reasons(ex, console)
         shown: dict[str, list[str]] = {}  # text -> the other properties that had it
         for t in present.sorted_tests(ex["tests"]):
             if t["outcome"] not in present.PROBLEMS:
@@ -89,6 +99,20 @@ def render_problems(results: Mapping[str, Any], console: Console) -> None:
                 console.print(Text(f"\n{ex['id']}: the same on {len(others)} more "
                                    f"{'property' if len(others) == 1 else 'properties'}: {', '.join(others)}",
                                    style="dim"), soft_wrap=True)
+
+
+def render_reasons(exercise: Mapping[str, Any], console: Console) -> None:
+    """When an exercise lost properties for several reasons, each reason once, heaviest
+    first, with the properties that had it: a second mistake is not hidden behind the
+    first."""
+    found = present.reasons(exercise)
+    if len(found) < 2:
+        return
+    console.print()
+    console.print(Text(f"{exercise['id']}: {len(found)} different reasons, heaviest first:", style="bold"))
+    for n, group in enumerate(found, 1):
+        names = ", ".join(f"{t['name']} (weight {present.number(t.get('weight', 1))})" for t in group["tests"])
+        console.print(Text(f"  {n}. {present.printable(group['reason'])}\n     lost: {names}"), soft_wrap=True)
 
 
 def render_flags(results: Mapping[str, Any], console: Console) -> None:

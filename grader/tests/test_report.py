@@ -400,3 +400,83 @@ def test_results_written_before_say_the_new_reason_too(results):
         present.CUDA_REASON, "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"))
     html = report.render_html(old, REPO)
     assert "tox" not in html and html.count("your instructor&#39;s CUDA runner grades it") == 1 + 2
+
+
+# ------------------------------------------------------------------ several mistakes
+
+def _one_hot(results: Results) -> Any:
+    return next(ex for ex in results["exercises"] if ex["id"] == "tensors/one_hot")
+
+
+def _several_reasons(results: Results) -> Results:
+    """one_hot loses properties for three reasons; the heaviest (weight 4) is neither
+    the first in the file nor the first by name, and a fourth property fails for the
+    same reason as the first one."""
+    changed = json.loads(json.dumps(results))
+    one_hot = _one_hot(changed)
+    by_name = {t["name"]: t for t in one_hot["tests"]}
+    by_name["test_matches_f_one_hot"]["weight"] = 1
+    by_name["test_negative_label_raises"]["weight"] = 4
+    twin = dict(by_name["test_matches_f_one_hot"], name="test_dtype_is_int64", weight=2)
+    one_hot["tests"].append(twin)
+    return changed
+
+
+def test_the_summary_names_the_heaviest_lost_property_and_counts_the_other_reasons(results):
+    changed = _several_reasons(results)
+    one_hot = _one_hot(changed)
+    assert present.main_problem(one_hot)["name"] == "test_negative_label_raises"
+    found = present.reasons(one_hot)
+    assert [g["reason"].split(":")[0] for g in found] == ["one_hot() raised RuntimeError", "result",
+                                                          "the test ran past its 120 s limit"]
+    assert [t["name"] for t in found[1]["tests"]] == ["test_dtype_is_int64", "test_matches_f_one_hot"]
+    out = io.StringIO()
+    table.render(changed, file=out, width=200)
+    row = next(line for line in out.getvalue().splitlines() if "tensors/one_hot" in line)
+    assert "test_negative_label_raises (error) + 2 other reasons" in row, row
+    assert "heaviest failing property" in out.getvalue()
+
+
+def test_each_distinct_reason_is_listed_in_the_verbose_table_and_by_check(results):
+    changed = _several_reasons(results)
+    out = io.StringIO()
+    table.render(changed, file=out, width=200, verbose=True)
+    text = out.getvalue()
+    assert "tensors/one_hot: 3 different reasons, heaviest first:" in text
+    listed = text.split("3 different reasons, heaviest first:", 1)[1]
+    first, second, third = (listed.index(f"  {n}. ") for n in (1, 2, 3))
+    assert first < second < third
+    assert "one_hot() raised RuntimeError: index -1 is out of bounds" in listed[first:second]
+    assert "result: dtype differs" in listed[second:third]
+    assert "lost: test_dtype_is_int64 (weight 2), test_matches_f_one_hot (weight 1)" in listed[second:third]
+    assert "the test ran past its 120 s limit" in listed[third:]
+    # the properties that failed with the very same text are still explained once
+    assert "the same on 1 more property: test_matches_f_one_hot" in text
+    # an exercise that lost for one reason only gets no list
+    assert "basics/stack: " not in text.replace("basics/stack::", "")
+
+    from grader.learner import learn
+    console = table.make_console(io.StringIO(), width=200)
+    learn.print_check(None, _one_hot(changed), console, 1.0)  # type: ignore[arg-type]
+    said = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "tensors/one_hot: 3 different reasons, heaviest first:" in said
+    assert said.index("test_negative_label_raises") < said.index("test_matches_f_one_hot")
+
+
+def test_the_student_report_lists_each_reason_and_names_the_heaviest(results):
+    page = report.render_html(_several_reasons(results), REPO)
+    overview = page.split('<table class="overview">', 1)[1].split("</table>", 1)[0]
+    row = overview.split("tensors/one_hot", 1)[1].split("</tr>", 1)[0]
+    assert "negative label raises" in row and "and 2 other reasons" in row and "matches f one hot" not in row
+    card = page.split('data-exercise="tensors/one_hot"', 1)[1].split("</section>", 1)[0]
+    box = card.split('<div class="reasons">', 1)[1].split("</div>", 1)[0]
+    assert "Lost for 3 different reasons" in box
+    items = re.findall(r'<li class="reason">(.*?)</li>', box, re.S)
+    assert len(items) == 3
+    assert "one_hot() raised RuntimeError" in unescape(items[0]) and "weight 4" in items[0]
+    assert "result: dtype differs" in unescape(items[1]) and "dtype is int64" in items[1]
+    assert "ran past its 120 s limit" in items[2]
+    assert [p["name"] for p in props_of(page) if p["exercise"] == "tensors/one_hot"][:2] == \
+        ["test_negative_label_raises", "test_dtype_is_int64"]  # heaviest first in the card too
+    sdpa = page.split('data-exercise="basics/stack"', 1)[1].split("</section>", 1)[0]
+    assert '<div class="reasons">' not in sdpa  # one reason: no list
