@@ -21,6 +21,7 @@ def one_hot(labels: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
         - Raise ``ValueError`` if ``labels`` is not an integer dtype (float or
           bool), if a label is negative, if a label is ``>= num_classes``, or if
           ``C`` must be inferred from an empty tensor.
+        - Leave ``labels`` unchanged (no in-place ``unsqueeze_`` on it).
 
     Example:
         >>> one_hot(torch.tensor([2, 0]), num_classes=3)

@@ -211,6 +211,8 @@ class Encoder:
             return {"dict": [[self.value(k, depth + 1), self.value(x, depth + 1)] for k, x in v.items()]}
         if t is torch.Size:
             return {"size": [int(x) for x in v]}
+        if isinstance(v, tuple):  # a named tuple, torch.return_types: a spec's "tuple" is any tuple
+            return {"tuple": [self.value(x, depth + 1) for x in tuple.__getitem__(v, slice(None))]}
         if t is torch.dtype:
             return {"dtype": _DTYPE_NAMES.get(v) or self._opaque(v, "dtype")}
         if t is torch.device:

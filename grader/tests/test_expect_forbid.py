@@ -34,6 +34,33 @@ def test_assert_same_refuses(got, expected, kind):
     assert info.value.details["diff"]["kind"] == kind
 
 
+class _LyingTuple(tuple):
+    def __eq__(self, other):
+        return True
+
+    def __iter__(self):
+        return iter((1, 2))
+
+    def __len__(self):
+        return 2
+
+
+def test_a_tuple_subclass_is_a_tuple_judged_by_the_items_it_holds():
+    """The spec's "a tuple of ints": torch.Size (what torch returns) is one, a named tuple
+    too; what is compared is what the tuple holds, not what its methods say."""
+    assert_same(torch.Size([2, 3]), (2, 3))
+    assert_same((2, 3), torch.Size([2, 3]))
+    assert_same(torch.Size([]), ())
+    with pytest.raises(Mismatch) as info:
+        assert_same(_LyingTuple((1, 2, 3)), (1, 2))
+    assert info.value.details["diff"]["kind"] == "length"
+    with pytest.raises(Mismatch) as info:
+        assert_same(torch.Size([2, 4]), (2, 3))
+    assert info.value.details["diff"]["kind"] == "value"
+    with pytest.raises(Mismatch):
+        assert_same(torch.Size([2, 3]), [2, 3])
+
+
 def test_value_diff_names_count_and_first_index():
     with pytest.raises(Mismatch) as info:
         assert_same(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([[1.0, 2.0], [3.0, 5.0]]))

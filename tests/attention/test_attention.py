@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.examples import wide
@@ -82,7 +82,10 @@ def ordinary_attention_cases(draw):
 # ------------------------------------------------------------------ helpers
 
 def clones(case) -> list[Any]:
-    return [None if t is None else t.clone() for t in case]
+    """Fresh copies of (query, key, value, mask) for a call; a mask of None is left out of
+    it, so that the default ``mask=None`` is exercised (other calls pass their mask, None too)."""
+    args = [None if t is None else t.clone() for t in case]
+    return args[:3] if len(args) == 4 and args[3] is None else args
 
 
 def attend_where(case) -> torch.Tensor:
@@ -131,7 +134,14 @@ def output_and_weights(got: Any, case) -> tuple[torch.Tensor, torch.Tensor]:
 
 # ------------------------------------------------------------------ attention
 
+# The spec's examples: two queries and keys of width 2, without and with a mask.
+SPEC_QKV = (torch.tensor([[1.0, 0.0], [0.0, 2.0]]), torch.tensor([[2.0, 0.0], [0.0, 2.0]]),
+            torch.tensor([[10.0, 0.0], [0.0, 10.0]]))
+
+
 @pytest.mark.weight(4)
+@example((*SPEC_QKV, None))
+@example((*SPEC_QKV, torch.tensor([[True, False], [True, True]])))
 @given(attention_cases())
 def test_matches_reference(impl, ref, case):
     expected = ref.attention(*case)
@@ -280,6 +290,7 @@ def test_low_precision_on_gpu(impl, ref, case, dtype):
 # ------------------------------------------------------------------ masks
 
 @pytest.mark.weight(2)
+@example(3)  # the spec's example
 @given(st.integers(0, 8))
 def test_subsequent_mask(impl, size):
     expected = (torch.nn.Transformer.generate_square_subsequent_mask(size) == 0).unsqueeze(0)
@@ -297,6 +308,7 @@ def lengths_and_max(draw) -> tuple[torch.Tensor, int]:
 
 @pytest.mark.weight(2)
 @settings(max_examples=50)  # a small space: max_len <= 6, B <= 5
+@example((torch.tensor([2, 0, 3]), 3))  # the spec's example
 @given(lengths_and_max())
 def test_padding_mask(impl, ref, case):
     lengths, max_len = case

@@ -5,7 +5,7 @@ from collections import defaultdict
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same
@@ -94,8 +94,13 @@ def _checked_log(log, p: int) -> list[tuple[int, int, int, int]]:
     return log
 
 
+# The spec's example: two ranks, two one-element chunks each.
+SPEC_CHUNKS = [[torch.tensor([1.0]), torch.tensor([2.0])], [torch.tensor([10.0]), torch.tensor([20.0])]]
+
+
 @pytest.mark.weight(3)
 @settings(max_examples=30)
+@example(SPEC_CHUNKS)
 @given(rank_chunks())
 def test_every_rank_ends_with_the_sum(impl, chunks):
     results, _ = _simulate(impl, chunks)
@@ -104,6 +109,7 @@ def test_every_rank_ends_with_the_sum(impl, chunks):
 
 @pytest.mark.weight(2)
 @settings(max_examples=25)
+@example(SPEC_CHUNKS)
 @given(rank_chunks())
 def test_log_is_2p_minus_2_steps_of_one_chunk_to_the_right(impl, chunks):
     p = len(chunks)

@@ -4,7 +4,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from torch.utils.data import DistributedSampler
 
@@ -29,16 +29,26 @@ class Setup:
     seed: int
     epoch: int
     drop_last: bool
+    # Whether the call spells out the options that equal their defaults, or leaves them
+    # out (so that every default is exercised).
+    spelled: bool = True
 
     def options(self) -> dict:
-        return {"shuffle": self.shuffle, "seed": self.seed, "epoch": self.epoch,
-                "drop_last": self.drop_last}
+        given = {"shuffle": self.shuffle, "seed": self.seed, "epoch": self.epoch,
+                 "drop_last": self.drop_last}
+        return {k: v for k, v in given.items() if self.spelled or v != DEFAULT_OPTIONS[k]}
 
     def describe(self, rank: int | None = None) -> str:
         who = "every rank" if rank is None else f"rank {rank}"
+        left_out = [k for k in DEFAULT_OPTIONS if k not in self.options()]
         return (f"{who} of num_replicas={self.num_replicas}, dataset_len={self.dataset_len}, "
                 f"shuffle={self.shuffle}, seed={self.seed}, epoch={self.epoch}, "
-                f"drop_last={self.drop_last}")
+                f"drop_last={self.drop_last}"
+                + (f" ({', '.join(left_out)} left out: the defaults)" if left_out else ""))
+
+
+# The defaults of distributed_indices (and of DistributedSampler, before set_epoch).
+DEFAULT_OPTIONS = {"shuffle": True, "seed": 0, "epoch": 0, "drop_last": False}
 
 
 def setups(min_len: int = 0, max_len: int = 60, max_replicas: int = 8,
@@ -48,10 +58,26 @@ def setups(min_len: int = 0, max_len: int = 60, max_replicas: int = 8,
         dataset_len=st.integers(min_len, max_len),
         num_replicas=st.integers(1, max_replicas),
         shuffle=st.booleans() if shuffle is None else st.just(shuffle),
-        seed=st.integers(0, 2**32),
-        epoch=st.integers(0, 10),
+        seed=st.one_of(st.just(0), st.integers(0, 2**32)),
+        epoch=st.one_of(st.just(0), st.integers(0, 10)),
         drop_last=st.booleans(),
+        spelled=st.booleans(),
     )
+
+
+@st.composite
+def setups_and_ranks(draw, setup: st.SearchStrategy[Setup]) -> tuple[Setup, int]:
+    chosen = draw(setup)
+    return chosen, draw(st.integers(0, chosen.num_replicas - 1), label="rank")
+
+
+# The spec's worked examples: 5 indices over 2 ranks (rank 1 padded with index 0, or cut
+# with drop_last), and 2 indices over 5 ranks, padded by repeating them more than once
+# ("a b a b a": a sampler that pads at most one copy of the order gives rank 4 nothing).
+SPEC_FIVE_OVER_TWO = Setup(5, 2, shuffle=False, seed=0, epoch=0, drop_last=False, spelled=False)
+SPEC_DROP_LAST = Setup(5, 2, shuffle=False, seed=0, epoch=0, drop_last=True, spelled=False)
+SPEC_TWO_OVER_FIVE = Setup(2, 5, shuffle=False, seed=0, epoch=0, drop_last=False, spelled=False)
+SHUFFLED_TWO_OVER_FIVE = Setup(2, 5, shuffle=True, seed=0, epoch=0, drop_last=False, spelled=False)
 
 
 def torch_indices(setup: Setup, rank: int) -> list[int]:
@@ -92,9 +118,14 @@ def on_ordinary_setup(impl, setup: Setup):
 # ------------------------------------------------------------------ distributed_indices
 
 @pytest.mark.weight(4)
-@given(setups(), st.data())
-def test_matches_distributed_sampler(impl, setup, data):
-    rank = data.draw(st.integers(0, setup.num_replicas - 1), label="rank")
+@example((SPEC_FIVE_OVER_TWO, 0))
+@example((SPEC_FIVE_OVER_TWO, 1))
+@example((SPEC_DROP_LAST, 1))
+@example((SPEC_TWO_OVER_FIVE, 4))
+@example((SHUFFLED_TWO_OVER_FIVE, 3))
+@given(setups_and_ranks(setups()))
+def test_matches_distributed_sampler(impl, case):
+    setup, rank = case
     got = impl.distributed_indices(setup.dataset_len, setup.num_replicas, rank, **setup.options())
     assert_same(got, torch_indices(setup, rank), what=f"{setup.describe(rank)}: indices")
 
@@ -113,6 +144,7 @@ def test_returns_a_list_of_python_ints(impl, setup, data):
     assert_same(got, torch_indices(setup, rank), what=f"{setup.describe(rank)}: indices")
 
 
+@example(SPEC_TWO_OVER_FIVE)
 @given(setups())
 def test_every_rank_gets_the_same_number_of_indices(impl, setup):
     """The lengths, then every rank's list against DistributedSampler."""
@@ -126,6 +158,10 @@ def test_every_rank_gets_the_same_number_of_indices(impl, setup):
 
 
 @pytest.mark.weight(2)
+@example(SPEC_FIVE_OVER_TWO)
+@example(SPEC_DROP_LAST)
+@example(SPEC_TWO_OVER_FIVE)
+@example(SHUFFLED_TWO_OVER_FIVE)
 @given(setups())
 def test_ranks_together_cover_the_dataset(impl, setup):
     """The cover, then every rank's list against DistributedSampler."""
@@ -183,6 +219,7 @@ def test_bad_arguments_raise_value_error(impl, case, ordinary):
 # ------------------------------------------------------------------ worker_shard
 
 @pytest.mark.weight(2)
+@example([7, 3, 9, 1, 4], 2)  # the spec's example: worker 1 of 2 takes [3, 1]
 @given(st.lists(st.integers(0, 60), max_size=40), st.integers(1, 6))
 def test_worker_shards_are_strided_and_in_order(impl, indices, num_workers):
     """Each shard is a NEW list, even for one worker: the caller's list is not handed back."""

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
@@ -175,6 +175,8 @@ def _draw_affine(data, channels: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 @pytest.mark.weight(3)
 @settings(max_examples=60)
+# The spec's example: [1, 3] on rank 0, [8] on rank 1: mean 4 (not 5, the mean of the means).
+@example([torch.tensor([[1.0], [3.0]], dtype=torch.float64), torch.tensor([[8.0]], dtype=torch.float64)])
 @given(rank_batches())
 def test_stats_equal_those_of_the_concatenation(impl, batches):
     _check_stats(impl.run_ranks("sync_batch_stats", [(x.clone(),) for x in batches]), batches)
@@ -250,3 +252,9 @@ def test_gloo_processes_agree_with_f_batch_norm(impl, world):
         assert_same(got, expected[rank],
                     what=f"output of gloo rank {rank} of {world} (batch sizes {sizes}, "
                          "default all_reduce=torch.distributed.all_reduce)")
+    stats = impl.run_gloo("sync_batch_stats", [(x,) for x in batches])
+    mean, var = _concatenation_stats(batches)
+    for rank, got in enumerate(stats):
+        assert_same(got, (mean, var),
+                    what=f"sync_batch_stats (mean, var) on gloo rank {rank} of {world} (batch sizes "
+                         f"{sizes}, default all_reduce=torch.distributed.all_reduce)")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.examples import wide
@@ -142,8 +142,14 @@ def on_ordinary_input(impl, case: Case):
 
 # ------------------------------------------------------------------ against F.cross_entropy
 
+# The spec's examples: two rows of three classes, targets 0 and 2.
+SPEC_LOGITS = torch.tensor([[2.0, 0.0, -1.0], [0.5, 0.5, 3.0]])
+SPEC_TARGET = torch.tensor([0, 2])
+
+
 @pytest.mark.weight(3)
 @settings(max_examples=40)
+@example(Case(SPEC_LOGITS, SPEC_TARGET))
 @given(ce_cases(min_batch=1))
 def test_mean_over_a_batch_matches_f_cross_entropy(impl, case):
     check(impl, case, " vs F.cross_entropy: the mean of -log_softmax(logits)[i, target[i]]")
@@ -151,6 +157,7 @@ def test_mean_over_a_batch_matches_f_cross_entropy(impl, case):
 
 @pytest.mark.weight(2)
 @settings(max_examples=40)
+@example(Case(SPEC_LOGITS, SPEC_TARGET, {"reduction": "none"}))
 @given(st.booleans().flatmap(lambda spatial: ce_cases(spatial=spatial, reductions=REDUCTIONS)))
 def test_reductions_and_extra_dims_match(impl, case):
     check(impl, case, " vs F.cross_entropy (classes are dim 1)")
@@ -158,6 +165,7 @@ def test_reductions_and_extra_dims_match(impl, case):
 
 @pytest.mark.weight(2)
 @settings(max_examples=30)
+@example(Case(SPEC_LOGITS, SPEC_TARGET, {"weight": torch.tensor([1.0, 1.0, 3.0])}))
 @given(ce_cases(spatial=False, weighted=True, reductions=REDUCTIONS))
 def test_class_weights_match(impl, case):
     check(impl, case, " vs F.cross_entropy (mean = sum of w[y] * loss / sum of w[y])")
@@ -165,6 +173,7 @@ def test_class_weights_match(impl, case):
 
 @pytest.mark.weight(2)
 @settings(max_examples=40)
+@example(Case(SPEC_LOGITS, torch.tensor([0, -100]), clean_target=SPEC_TARGET))  # the default ignore_index
 @given(st.booleans().flatmap(lambda spatial: ce_cases(spatial=spatial, ignoring=True,
                                                       reductions=REDUCTIONS)))
 def test_ignore_index_matches(impl, case):
@@ -177,6 +186,7 @@ def test_ignore_index_matches(impl, case):
 @given(st.tuples(st.booleans(), st.booleans(), st.booleans()).flatmap(
     lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2], smoothing=True,
                            reductions=REDUCTIONS)))
+@example(Case(SPEC_LOGITS, SPEC_TARGET, {"label_smoothing": 0.1}))
 def test_label_smoothing_matches(impl, case):
     check(impl, case, " vs F.cross_entropy (eps / C on every class, weighted by w[c]; nothing "
                       "at ignored positions)")

@@ -63,14 +63,24 @@ class ConvCase:
     stride: int | tuple[int, int]
     padding: int | tuple[int, int]
     dilation: int | tuple[int, int]
+    # Whether a call spells out the arguments that equal their defaults (bias=None,
+    # stride=1, padding=0, dilation=1) or leaves them out, so that every default is exercised.
+    spelled: bool = True
 
     def kwargs(self) -> dict:
-        return dict(stride=self.stride, padding=self.padding, dilation=self.dilation)
+        given = dict(stride=self.stride, padding=self.padding, dilation=self.dilation)
+        return {k: v for k, v in given.items() if self.spelled or v != CONV_DEFAULTS[k]}
 
     def clones(self) -> tuple:
-        """Fresh copies, each in the memory layout drawn for it."""
+        """Fresh copies, each in the memory layout drawn for it (no bias at all where it is
+        None and the defaults are left out)."""
+        if self.bias is None and not self.spelled:
+            return (copy_in_layout(self.x), copy_in_layout(self.weight))
         return (copy_in_layout(self.x), copy_in_layout(self.weight),
                 None if self.bias is None else copy_in_layout(self.bias))
+
+
+CONV_DEFAULTS = {"stride": 1, "padding": 0, "dilation": 1}
 
 
 def as_int_or_pair(draw, along_h: int, along_w: int) -> int | tuple[int, int]:
@@ -106,7 +116,8 @@ def conv_cases(draw, with_settings: bool = True, dtype: torch.dtype = torch.floa
     if bias is not None:
         bias = draw(any_layout(bias, READ_ONLY_LAYOUTS, label="bias"))
     return ConvCase(x, weight, bias, as_int_or_pair(draw, sh, sw),
-                    as_int_or_pair(draw, ph, pw), as_int_or_pair(draw, dh, dw))
+                    as_int_or_pair(draw, ph, pw), as_int_or_pair(draw, dh, dw),
+                    spelled=draw(st.booleans(), label="defaults spelled out"))
 
 
 def expected_conv(case: ConvCase) -> torch.Tensor:
@@ -115,13 +126,15 @@ def expected_conv(case: ConvCase) -> torch.Tensor:
 
 def settings_text(case: ConvCase) -> str:
     return (f"stride={case.stride}, padding={case.padding}, dilation={case.dilation}, "
-            f"bias {'given' if case.bias is not None else 'None'}")
+            f"bias {'given' if case.bias is not None else 'None'}"
+            + ("" if case.spelled else " (arguments equal to their defaults left out)"))
 
 
 # ------------------------------------------------------------------ corr2d
 
 @pytest.mark.weight(2)
 @settings(max_examples=40)
+@example((torch.arange(9.0).reshape(3, 3), torch.tensor([[0.0, 1.0], [2.0, 3.0]])))  # the spec's example
 @given(corr2d_cases())
 def test_corr2d_matches_f_conv2d(impl, case):
     x, k = case
@@ -158,6 +171,10 @@ def test_conv2d_matches_f_conv2d_by_default(impl, case):
 
 @pytest.mark.weight(4)
 @settings(max_examples=60)
+# The spec's examples: a bias and padding=1 keep 5x5; stride=2 without a bias.
+@example(ConvCase(torch.ones(1, 2, 5, 5), torch.ones(3, 2, 3, 3), torch.tensor([0.0, 1.0, 2.0]), 1, 1, 1,
+                  spelled=False))
+@example(ConvCase(torch.ones(1, 2, 5, 5), torch.ones(3, 2, 3, 3), None, 2, 0, 1, spelled=False))
 @given(conv_cases())
 def test_conv2d_matches_f_conv2d_with_stride_padding_dilation(impl, case):
     assert_same(impl.conv2d(*case.clones(), **case.kwargs()), expected_conv(case),

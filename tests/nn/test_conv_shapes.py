@@ -31,16 +31,26 @@ class Dim:
     padding: int = 0
     dilation: int = 1
     output_padding: int = 0  # transposed convolutions only
+    # Whether a call spells out the arguments that equal their defaults or leaves them
+    # out (so that every default is exercised).
+    spelled: bool = True
 
     @property
     def span(self) -> int:
         return self.dilation * (self.kernel - 1) + 1
 
     def conv_kwargs(self) -> dict[str, int]:
-        return dict(stride=self.stride, padding=self.padding, dilation=self.dilation)
+        return self._given(stride=self.stride, padding=self.padding, dilation=self.dilation)
 
     def transpose_kwargs(self) -> dict[str, int]:
-        return dict(self.conv_kwargs(), output_padding=self.output_padding)
+        return dict(self.conv_kwargs(), **self._given(output_padding=self.output_padding))
+
+    def _given(self, **kwargs: int) -> dict[str, int]:
+        return {k: v for k, v in kwargs.items() if self.spelled or v != DEFAULTS[k]}
+
+
+# The defaults of conv_output_size and conv_transpose_output_size (nn.Conv2d's).
+DEFAULTS = {"stride": 1, "padding": 0, "dilation": 1, "output_padding": 0}
 
 
 @st.composite
@@ -58,7 +68,7 @@ def conv_dims(draw, fits: bool = True) -> Dim:
     else:  # n + 2 * padding < span with n >= 1
         padding = draw(st.integers(0, (span - 2) // 2), label="padding")
         n = draw(st.integers(1, span - 2 * padding - 1), label="n")
-    return Dim(n, kernel, stride, padding, dilation)
+    return Dim(n, kernel, stride, padding, dilation, spelled=draw(st.booleans(), label="defaults spelled out"))
 
 
 @st.composite
@@ -80,7 +90,8 @@ def transpose_dims(draw, kind: str = "valid") -> Dim:
         padding = draw(st.integers(most + 1, most + 2), label="padding")
     else:
         padding = draw(st.integers(0, min(most, 3)), label="padding")
-    return Dim(n, kernel, stride, padding, dilation, output_padding)
+    return Dim(n, kernel, stride, padding, dilation, output_padding,
+               spelled=draw(st.booleans(), label="defaults spelled out"))
 
 
 layer_lists = st.lists(st.tuples(st.integers(1, 5), st.integers(1, 3)), max_size=4)
@@ -152,6 +163,10 @@ def ordinary_transpose(impl, dim: Dim, why: str):
 
 @pytest.mark.weight(3)
 @settings(max_examples=40)
+# The spec's examples: conv_output_size(7, kernel=3) is 5, with stride=2, padding=1 it is 4,
+# with dilation=2 it is 3.
+@example(Dim(7, 3, spelled=False), Dim(7, 3, stride=2, padding=1, spelled=False))
+@example(Dim(7, 3, dilation=2, spelled=False), Dim(7, 3, dilation=2, spelled=True))
 @given(conv_dims(), conv_dims())
 def test_conv_output_size_matches_conv2d(impl, h, w):
     expected = conv2d_output_hw(h, w)
@@ -179,6 +194,9 @@ def test_conv_output_size_raises_when_kernel_does_not_fit(impl, dim, fitting):
 # output_padding may reach the stride when it stays below the dilation, and the other way
 @example(Dim(4, 3, stride=1, padding=1, dilation=3, output_padding=2),
          Dim(3, 2, stride=3, padding=0, dilation=1, output_padding=2))
+# The spec's examples: 7, and 8 with output_padding=1.
+@example(Dim(4, 3, stride=2, padding=1, spelled=False),
+         Dim(4, 3, stride=2, padding=1, output_padding=1, spelled=False))
 @given(transpose_dims(), transpose_dims())
 def test_conv_transpose_output_size_matches_conv_transpose2d(impl, h, w):
     expected = conv_transpose2d_output_hw(h, w)
@@ -225,6 +243,8 @@ def test_conv_transpose_undoes_conv_shape(impl, dim):
 
 @pytest.mark.weight(3)
 @settings(max_examples=40)
+@example([(3, 1), (3, 1)])  # the spec's examples: 5
+@example([(2, 2), (3, 1)])  # and 6
 @given(layer_lists)
 def test_receptive_field_matches_conv_stack_gradient(impl, layers):
     expected = receptive_field_by_gradient(layers)

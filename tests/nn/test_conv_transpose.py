@@ -41,18 +41,29 @@ class TransposeCase:
     bias: torch.Tensor | None
     stride: int | tuple[int, int]
     padding: int | tuple[int, int]
+    # Whether a call spells out the arguments that equal their defaults (bias=None,
+    # stride=1, padding=0) or leaves them out, so that every default is exercised.
+    spelled: bool = True
 
     def kwargs(self) -> dict:
-        return dict(stride=self.stride, padding=self.padding)
+        given = dict(stride=self.stride, padding=self.padding)
+        return {k: v for k, v in given.items() if self.spelled or v != TRANSPOSE_DEFAULTS[k]}
 
     def clones(self) -> tuple:
-        """Fresh copies, each in the memory layout drawn for it."""
+        """Fresh copies, each in the memory layout drawn for it (no bias at all where it is
+        None and the defaults are left out)."""
+        if self.bias is None and not self.spelled:
+            return (copy_in_layout(self.x), copy_in_layout(self.weight))
         return (copy_in_layout(self.x), copy_in_layout(self.weight),
                 None if self.bias is None else copy_in_layout(self.bias))
 
     def text(self) -> str:
         return (f"stride={self.stride}, padding={self.padding}, kernel "
-                f"{tuple(self.weight.shape[-2:])}, bias {'given' if self.bias is not None else 'None'}")
+                f"{tuple(self.weight.shape[-2:])}, bias {'given' if self.bias is not None else 'None'}"
+                + ("" if self.spelled else " (arguments equal to their defaults left out)"))
+
+
+TRANSPOSE_DEFAULTS = {"stride": 1, "padding": 0}
 
 
 def as_int_or_pair(draw, along_h: int, along_w: int) -> int | tuple[int, int]:
@@ -93,7 +104,8 @@ def transpose_cases(draw, with_settings: bool = True, bias: bool = True,
     b = draw(st.none() | values((c_out,), dtype), label="bias") if bias else None
     if b is not None:
         b = draw(any_layout(b, READ_ONLY_LAYOUTS, label="bias"))
-    return TransposeCase(x, weight, b, as_int_or_pair(draw, sh, sw), as_int_or_pair(draw, ph, pw))
+    return TransposeCase(x, weight, b, as_int_or_pair(draw, sh, sw), as_int_or_pair(draw, ph, pw),
+                         spelled=draw(st.booleans(), label="defaults spelled out"))
 
 
 def expected_output(case: TransposeCase) -> torch.Tensor:
@@ -112,8 +124,14 @@ def test_matches_f_conv_transpose2d_stride_1(impl, case):
                 what=f"conv_transpose2d with {case.text()} (vs F.conv_transpose2d)")
 
 
+# The spec's example (d2l's): every pixel of x stamps a scaled copy of the kernel.
+SPEC_CASE = TransposeCase(torch.tensor([[[[0.0, 1.0], [2.0, 3.0]]]]), torch.tensor([[[[0.0, 1.0], [2.0, 3.0]]]]),
+                          None, 1, 0, spelled=False)
+
+
 @pytest.mark.weight(4)
 @settings(max_examples=60)
+@example(SPEC_CASE)
 @given(transpose_cases())
 def test_matches_f_conv_transpose2d(impl, case):
     assert_same(impl.conv_transpose2d(*case.clones(), **case.kwargs()), expected_output(case),

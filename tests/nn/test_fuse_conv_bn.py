@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
@@ -176,8 +176,20 @@ def describe_pair(case: FuseCase) -> str:
 
 # ------------------------------------------------------------------ properties
 
+# The spec's example: a 1x1 conv (weight 2, bias 1) and bn(eps=1, mean 1, var 3, weight 4,
+# bias 0.5): scale 4 / sqrt(3 + 1) = 2, so the fused weight is 4 and its bias 0.5.
+SPEC_CASE = FuseCase(
+    conv_settings=dict(in_channels=1, out_channels=1, kernel_size=(1, 1), stride=1, padding=0, dilation=1,
+                       groups=1, padding_mode="zeros"),
+    weight=torch.full((1, 1, 1, 1), 2.0, dtype=torch.float64), conv_bias=torch.tensor([1.0], dtype=torch.float64),
+    bn_weight=torch.tensor([4.0], dtype=torch.float64), bn_bias=torch.tensor([0.5], dtype=torch.float64),
+    running_mean=torch.tensor([1.0], dtype=torch.float64), running_var=torch.tensor([3.0], dtype=torch.float64),
+    eps=1.0, bn_training=True, x=torch.tensor([[[[-1.0, 0.0], [1.0, 2.5]]]], dtype=torch.float64))
+
+
 @pytest.mark.weight(4)
 @settings(max_examples=50)
+@example(SPEC_CASE)
 @given(fuse_cases())
 def test_fused_output_equals_conv_then_bn_eval(impl, case):
     fused = fused_conv(impl, *case.modules())

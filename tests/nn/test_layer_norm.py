@@ -63,12 +63,30 @@ class Case:
     weight: torch.Tensor | None
     bias: torch.Tensor | None
     eps: float
+    # Whether a call spells out the arguments that equal their defaults (weight=None,
+    # bias=None, eps=1e-5) or leaves them out, so that every default is exercised.
+    spelled: bool = True
 
     def args(self) -> tuple:
         """Fresh copies of the arguments for one call, each in the layout drawn for it."""
         def copy(t):
             return None if t is None else copy_in_layout(t)
         return copy(self.x), self.normalized_shape, copy(self.weight), copy(self.bias), self.eps
+
+    def call(self, layer_norm):
+        """``layer_norm`` of fresh copies: every argument given, or (not ``spelled``) those
+        equal to their defaults left out and the others given by name."""
+        x, shape, weight, bias, eps = self.args()
+        if self.spelled:
+            return layer_norm(x, shape, weight, bias, eps)
+        given = {"weight": weight, "bias": bias, "eps": eps}
+        return layer_norm(x, shape, **{k: v for k, v in given.items()
+                                       if not (v is None or (k == "eps" and v == DEFAULT_EPS))})
+
+    def text(self) -> str:
+        return (f"eps={self.eps}, weight {'given' if self.weight is not None else 'None'}, "
+                f"bias {'given' if self.bias is not None else 'None'}"
+                + ("" if self.spelled else "; arguments equal to their defaults left out"))
 
     def expected(self) -> torch.Tensor:
         """F.layer_norm in float64 (exact enough to be the truth), in the input's dtype."""
@@ -77,6 +95,9 @@ class Case:
 
     def tolerance(self) -> dict[str, float]:
         return CPU_TOLERANCE.get(self.x.dtype, {})
+
+
+DEFAULT_EPS = 1e-5
 
 
 @st.composite
@@ -98,12 +119,13 @@ def layer_norm_cases(draw, affine: str = "maybe", dtypes=(torch.float64, torch.f
     bias = draw(float_tensors(normalized, dtype=dtype, low=-3, high=3), label="bias") if with_bias else None
     x, weight, bias = (None if t is None else draw(any_layout(t, READ_ONLY_LAYOUTS, label=name))
                        for name, t in (("x", x), ("weight", weight), ("bias", bias)))
-    return Case(x, form(normalized), weight, bias, draw(eps, label="eps"))
+    return Case(x, form(normalized), weight, bias, draw(eps, label="eps"),
+                spelled=draw(st.booleans(), label="defaults spelled out"))
 
 
 def ordinary(impl, case: Case, why: str):
     """An anchor: layer_norm of a valid case equals F.layer_norm."""
-    return anchored(lambda: impl.layer_norm(*case.args()), case.expected, **case.tolerance(),
+    return anchored(lambda: case.call(impl.layer_norm), case.expected, **case.tolerance(),
                     what=f"layer_norm over normalized_shape {list(case.normalized_shape)} of x of "
                          f"shape {list(case.x.shape)} vs F.layer_norm ({why})")
 
@@ -116,14 +138,20 @@ def slices(t: torch.Tensor, ndims: int) -> torch.Tensor:
 
 # ------------------------------------------------------------------ against F.layer_norm
 
+# The spec's examples: x = [[1, 2, 3, 6]] over (4,), then with a weight and a bias.
+SPEC_X = torch.tensor([[1.0, 2.0, 3.0, 6.0]])
+
+
 @pytest.mark.weight(4)
 @settings(max_examples=60)
+@example(Case(SPEC_X, (4,), None, None, 1e-5, spelled=False))
+@example(Case(SPEC_X, (4,), torch.tensor([1.0, 1.0, 2.0, 2.0]), torch.tensor([0.0, 0.0, 0.0, 1.0]), 1e-5,
+              spelled=False))
 @given(layer_norm_cases())
 def test_matches_f_layer_norm(impl, case):
-    assert_same(impl.layer_norm(*case.args()), case.expected(), **case.tolerance(),
+    assert_same(case.call(impl.layer_norm), case.expected(), **case.tolerance(),
                 what=f"layer_norm over normalized_shape {list(case.normalized_shape)} "
-                     f"(eps={case.eps}, weight {'given' if case.weight is not None else 'None'}, "
-                     f"bias {'given' if case.bias is not None else 'None'})")
+                     f"({case.text()})")
 
 
 @pytest.mark.weight(2)

@@ -46,10 +46,18 @@ class PoolCase:
     kernel: int | tuple[int, int]
     stride: int | tuple[int, int] | None  # None: left out of the call (the default)
     padding: int | tuple[int, int]
+    # Whether a call spells out the arguments that equal their defaults (padding=0,
+    # mode="max") or leaves them out, so that every default is exercised.
+    spelled: bool = True
 
     def kwargs(self) -> dict[str, Any]:
         given_stride = {} if self.stride is None else {"stride": self.stride}
-        return dict(kernel=self.kernel, padding=self.padding, **given_stride)
+        given_padding = {} if self.padding == 0 and not self.spelled else {"padding": self.padding}
+        return dict(kernel=self.kernel, **given_padding, **given_stride)
+
+    def mode(self, mode: str) -> dict[str, str]:
+        """``mode=`` for a call, left out where it is the default and so drawn."""
+        return {} if mode == "max" and not self.spelled else {"mode": mode}
 
     def expected(self, mode: str, x: torch.Tensor | None = None) -> torch.Tensor:
         """PyTorch's own pooling of ``x`` (default: the case's input)."""
@@ -93,7 +101,8 @@ def pool_cases(draw, stride: str = "maybe", dtype: torch.dtype = torch.float64,
          else distinct_values((n, c, height, width), dtype))
     return PoolCase(draw(any_layout(x, VALUE_LAYOUTS, label="x")),
                     int_or_pair(draw, kh, kw, "kernel"), stride_arg,
-                    int_or_pair(draw, ph, pw, "padding"))
+                    int_or_pair(draw, ph, pw, "padding"),
+                    spelled=draw(st.booleans(), label="defaults spelled out"))
 
 
 # ------------------------------------------------------------------ helpers
@@ -128,16 +137,26 @@ def check_pool_on_device(pool2d, case: PoolCase, mode: str, dtype: torch.dtype,
 
 # ------------------------------------------------------------------ properties
 
+# The spec's examples: a (1, 1, 2, 4) x, pooled 2x2, and -x with a (1, 2) kernel, stride 1
+# and padding (0, 1), where the padding never wins a max.
+SPEC_X = torch.tensor([[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]])
+
+
 @pytest.mark.weight(3)
 @settings(max_examples=40)
+@example(PoolCase(SPEC_X, 2, None, 0, spelled=False))
+@example(PoolCase(-SPEC_X, (1, 2), 1, (0, 1), spelled=False))
 @given(pool_cases())
 def test_max_pool_matches_f_max_pool2d(impl, case):
-    got = impl.pool2d(copy_in_layout(case.x), mode="max", **case.kwargs())
-    assert_same(got, case.expected("max"), what="pool2d(mode='max') vs F.max_pool2d")
+    got = impl.pool2d(copy_in_layout(case.x), **case.mode("max"), **case.kwargs())
+    assert_same(got, case.expected("max"),
+                what=f"pool2d({', '.join(f'{k}={v!r}' for k, v in {**case.mode('max'), **case.kwargs()}.items())}) "
+                     "vs F.max_pool2d")
 
 
 @pytest.mark.weight(3)
 @settings(max_examples=40)
+@example(PoolCase(SPEC_X, 2, None, 0, spelled=False))  # the spec's example: [[[[3.5, 5.5]]]]
 @given(pool_cases())
 def test_avg_pool_matches_f_avg_pool2d(impl, case):
     got = impl.pool2d(copy_in_layout(case.x), mode="avg", **case.kwargs())

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.contract.expect import expect_raises
+from grader.contract.expect import expect_raises, is_tuple_of_ints
 from grader.core.outcomes import StudentError
 from tests.properties import anchored
 from tests.strategies import shapes, strided_layouts
@@ -128,6 +128,8 @@ def size_one_kept_cases(draw) -> tuple[tuple[int, ...], tuple[int, ...], tuple[i
 # ------------------------------------------------------------------ broadcast_shape
 
 @pytest.mark.weight(4)
+@example(((8, 1, 6, 1), (7, 1, 5)))  # the spec's examples
+@example(((5, 0), (1,)))
 @example(((3,), (3, 1)))
 @example(((0,), (1,)))
 @settings(max_examples=60)
@@ -191,6 +193,7 @@ def test_negative_size_raises_value_error(impl, shapes_, negative, data):
 
 @pytest.mark.weight(4)
 @settings(max_examples=60)
+@example(((3, 1), (1, 3), (2, 3, 4)))  # the spec's example: x = torch.empty(1, 3).t()
 @given(expand_cases())
 def test_strides_match_expand(impl, case):
     size, stride, target = case
@@ -268,9 +271,9 @@ def test_return_types(impl, shapes_, case):
 
 def check_return_types(impl, shapes_, case) -> None:
     got = impl.broadcast_shape(*shapes_)
-    assert isinstance(got, tuple) and all(type(n) is int for n in got), (
+    assert is_tuple_of_ints(got), (
         f"{call_text(shapes_)} returned {got!r}; expected a tuple of Python ints")
     got = impl.broadcast_strides(*case)
-    assert type(got) is tuple and all(type(n) is int for n in got), (
+    assert is_tuple_of_ints(got), (
         f"broadcast_strides{case} returned {got!r}; expected a tuple of Python ints, "
         "like Tensor.stride()")

@@ -7,7 +7,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import expect_raises
+from grader.contract.expect import expect_raises, is_tuple_of_ints
 from tests.properties import anchored
 from tests.strategies import row_major_strides, shapes, strided_layouts
 
@@ -104,6 +104,10 @@ def empty_layouts(draw) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 @pytest.mark.weight(4)
+@example(((2, 3), (3, 1)))  # the spec's examples: torch.empty(2, 3), its .t(), an expand, a size-1 dim
+@example(((3, 2), (1, 3)))
+@example(((2, 3), (0, 1)))
+@example(((2, 1, 3), (3, 99, 1)))
 @given(strided_layouts())
 def test_agrees_with_torch_on_layouts(impl, layout):
     """Each layout meets its opposite twin: "always True" and "always False" both fail."""
@@ -149,6 +153,8 @@ def test_empty_tensors_are_contiguous(impl, layout):
 
 
 @pytest.mark.weight(3)
+@example((2, 3, 4))  # the spec's examples
+@example((2, 0, 3))
 @given(shapes(min_dims=0, max_dims=5, min_side=0, max_side=5))
 def test_strides_match_torch_empty(impl, size):
     call = f"contiguous_strides({size})"
@@ -182,7 +188,7 @@ def test_return_types(impl, layout):
             f"is_contiguous({size}, {stride}) returned {answer!r} of type {type(answer).__name__}; "
             "expected a Python bool (True or False)")
         strides = impl.contiguous_strides(size)
-        assert type(strides) is tuple and all(type(s) is int for s in strides), (
+        assert is_tuple_of_ints(strides), (
             f"contiguous_strides({size}) returned {strides!r}; expected a tuple of Python ints, "
             "like Tensor.stride()")
 

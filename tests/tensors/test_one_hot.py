@@ -3,7 +3,7 @@
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.examples import wide
@@ -45,10 +45,28 @@ def ordinary(impl, labels: torch.Tensor, num_classes: int, why: str):
 
 
 @pytest.mark.weight(3)
+@example((torch.tensor([2, 0]), 3))  # the spec's example
 @given(labels_and_classes(layouts=ANY_LAYOUT))
 def test_matches_f_one_hot_given_classes(impl, case):
     labels, num_classes = case
     assert_same(impl.one_hot(labels, num_classes), F.one_hot(labels.long(), num_classes))
+
+
+@settings(max_examples=40)
+@example((torch.tensor([2, 0]), 3))  # the spec's example: int64 labels, which .long() returns as they are
+@given(labels_and_classes(layouts=ANY_LAYOUT))
+def test_labels_are_left_unchanged(impl, case):
+    """Observed where the code runs: an in-place change of labels (``labels.unsqueeze_(-1)``,
+    ``labels.clamp_(...)``) is undone by the grader and reported in ``impl.mutations``."""
+    labels, num_classes = case
+    got = impl.one_hot(labels, num_classes)
+    changed = list(impl.mutations)
+    assert_same(got, F.one_hot(labels.long(), num_classes),
+                what=f"one_hot of labels of shape {tuple(labels.shape)} with num_classes={num_classes}")
+    assert not changed, (
+        f"one_hot(labels, {num_classes}): the call {'; '.join(changed)}; leave labels as they were "
+        "given: labels.unsqueeze(-1) (a new view), not labels.unsqueeze_(-1), which reshapes the "
+        "caller's tensor (and labels.long() is labels itself when it is int64 already)")
 
 
 @pytest.mark.weight(2)

@@ -13,7 +13,7 @@ from torch.nn.utils.rnn import pad_sequence
 
 from grader.contract.expect import assert_same, expect_raises
 from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory
-from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, relaid, shapes
+from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, relaid, sampled, shapes
 
 _INSTEAD = ("allocate the (B, T_max, *rest) result with torch.full(..., padding_value, "
             "dtype=..., device=...) and copy each sequence into the front of its row")
@@ -122,6 +122,7 @@ def check_pad_sequences_on_device(pad_sequences, seqs: list[torch.Tensor], paddi
 
 @pytest.mark.weight(3)
 @settings(max_examples=50)
+@example(([torch.tensor([1., 2., 3.]), torch.tensor([4.])], -1.0))  # the spec's example
 @given(sequence_batches())
 def test_matches_pad_sequence_batch_first(impl, case):
     seqs, padding_value = case
@@ -183,7 +184,9 @@ def mismatched_trailing_dims(draw) -> tuple[list[torch.Tensor], list[torch.Tenso
     other = list(rest)
     if how == "size":
         d = draw(st.integers(0, len(rest) - 1), label="trailing dim that differs")
-        other[d] += draw(st.integers(1, 2), label="by")
+        # Size 1 where the others are larger: a copy into the batch would broadcast it.
+        other[d] = draw(sampled((rest[d] + 1, rest[d] + 2, 1) if rest[d] > 1 else (2, 3)),
+                        label="its size")
     elif how == "more dims":
         other.insert(draw(st.integers(0, len(rest)), label="where"), 2)
     else:
@@ -196,7 +199,16 @@ def mismatched_trailing_dims(draw) -> tuple[list[torch.Tensor], list[torch.Tenso
     return bad, good, f"sequence {odd} has trailing dims {tuple(other)}, the others {tuple(rest)}"
 
 
+def _middle_dim_case(sizes: tuple[int, int]) -> tuple[list[torch.Tensor], list[torch.Tensor], str]:
+    """Two sequences whose middle trailing dim differs (sizes[0] vs sizes[1]), the last agrees."""
+    bad = [torch.arange(12.).reshape(2, 2, 3)[:, :sizes[0]], torch.full((1, sizes[1], 3), 7.0)]
+    good = [bad[0], torch.full((1, sizes[0], 3), 7.0)]
+    return bad, good, f"sequence 1 has trailing dims {(sizes[1], 3)}, sequence 0 {(sizes[0], 3)}"
+
+
 @settings(max_examples=20)
+@example(_middle_dim_case((2, 1)))  # a copy would broadcast sequence 1's size-1 dim silently
+@example(_middle_dim_case((1, 2)))
 @given(mismatched_trailing_dims())
 def test_different_trailing_dims_raise_value_error(impl, case):
     seqs, good, why = case
@@ -234,6 +246,7 @@ def test_reduced_precision_stays_on_gpu(impl, case, dtype):
 @pytest.mark.weight(3)
 @settings(max_examples=50)
 @example((relaid(F.one_hot(torch.tensor([2, 0, 1]), 3), "permuted"), 5))  # a transposed sequence
+@example((torch.tensor([[0, 1, 0], [1, 0, 0]]), 4))  # the spec's example
 @given(one_hot_sequences())
 def test_pad_one_hot_appends_zero_rows(impl, case):
     sequence, target_length = case

@@ -31,17 +31,22 @@ class Case(NamedTuple):
     x: torch.Tensor
     repeats: int | torch.Tensor
     dim: int | None
+    # Whether a call spells out dim=None or leaves it out (the default, so exercised).
+    spelled: bool = True
 
     def args(self) -> tuple[Any, ...]:
-        """Fresh copies, each in the memory layout drawn for it."""
+        """Fresh copies, each in the memory layout drawn for it; no dim where it is None
+        and the default is left out."""
         repeats = copy_in_layout(self.repeats) if isinstance(self.repeats, torch.Tensor) else self.repeats
+        if self.dim is None and not self.spelled:
+            return copy_in_layout(self.x), repeats
         return copy_in_layout(self.x), repeats, self.dim
 
     def text(self) -> str:
         r = self.repeats.tolist() if isinstance(self.repeats, torch.Tensor) else self.repeats
         kind = "tensor " if isinstance(self.repeats, torch.Tensor) else ""
-        return (f"repeat_interleave(x of shape {tuple(self.x.shape)}, repeats={kind}{r}, "
-                f"dim={self.dim})")
+        dim = "" if self.dim is None and not self.spelled else f", dim={self.dim}"
+        return f"repeat_interleave(x of shape {tuple(self.x.shape)}, repeats={kind}{r}{dim})"
 
     def expected(self) -> torch.Tensor:
         return torch.repeat_interleave(self.x, self.repeats, dim=self.dim)
@@ -74,7 +79,7 @@ def cases(draw, repeats: str, min_dims: int = 0) -> Case:
     else:
         counts = draw(int_tensors((slices if repeats == "tensor" else 1,), 0, 3), label="repeats")
         counts = draw(any_layout(counts, VALUE_LAYOUTS, label="repeats"))
-    return Case(x, counts, dim)
+    return Case(x, counts, dim, spelled=draw(st.booleans(), label="dim=None spelled out"))
 
 
 def ordinary(impl, case: Case, why: str):
@@ -86,7 +91,7 @@ def ordinary(impl, case: Case, why: str):
 # ------------------------------------------------------------------ values
 
 @pytest.mark.weight(3)
-@example(Case(torch.tensor([[1, 2], [3, 4]]), 2, None))
+@example(Case(torch.tensor([[1, 2], [3, 4]]), 2, None, spelled=False))  # the spec's example
 @example(Case(torch.tensor([[1, 2], [3, 4]]), 2, 1))
 @example(Case(relaid(torch.arange(6).reshape(2, 3), "permuted"), 2, None))  # a transposed x
 @settings(max_examples=60)
@@ -117,8 +122,8 @@ def test_one_count_tensor_repeats_every_slice(impl, case):
 @settings(max_examples=20)
 @given(cases("tensor"))
 def test_inputs_unchanged(impl, case):
-    x, repeats, dim = case.args()
-    got = impl.repeat_interleave(x, repeats, dim)
+    x, repeats, *dim = case.args()
+    got = impl.repeat_interleave(x, repeats, *dim)
     assert_arguments_unchanged(impl, what="x and repeats after the call")
     assert_same(x, case.x, what="x after the call (it must be left unchanged)")
     assert_same(repeats, case.repeats, what="repeats after the call (it must be left unchanged)")
@@ -134,8 +139,8 @@ def test_result_shares_no_memory_with_x(impl, case, all_ones):
     if all_ones:
         case = case._replace(repeats=1 if isinstance(case.repeats, int)
                              else torch.ones_like(case.repeats))
-    x, repeats, dim = case.args()
-    got = impl.repeat_interleave(x, repeats, dim)
+    x, repeats, *dim = case.args()
+    got = impl.repeat_interleave(x, repeats, *dim)
     assert_no_shared_memory(got, x, repeats, what=case.text())
     assert_same(got, case.expected(), what=f"{case.text()} (torch.repeat_interleave gives the expected)")
 

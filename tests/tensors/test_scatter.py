@@ -155,6 +155,7 @@ def ordinary_scatter(impl, case: Case, why: str):
 # ------------------------------------------------------------------ gather
 
 @pytest.mark.weight(3)
+@example(Case(torch.tensor([[1, 2], [3, 4]]), 1, torch.tensor([[0, 0], [1, 0]])))  # the spec's example
 @example(Case(torch.arange(6.).reshape(2, 3), 1, torch.zeros(2, 0, dtype=torch.int64)))
 @example(Case(torch.arange(6.).reshape(2, 3), 0, torch.tensor([[1, 0, 1], [0, 0, 1], [1, 1, 1]])))
 @settings(max_examples=50)
@@ -180,6 +181,7 @@ def test_gather_rejects_index_out_of_range(impl, case, data):
 # ------------------------------------------------------------------ scatter
 
 @pytest.mark.weight(3)
+@example(Case(torch.zeros(3, 2), 0, torch.tensor([[2, 0]]), torch.tensor([[5., 6.]])))  # the spec's example
 @example(Case(torch.zeros(3, 2), 0, torch.tensor([[2, 0]]), torch.tensor([[5., 6.], [7., 8.]])))
 @settings(max_examples=50)
 @given(scatter_cases())

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import assert_same
+from grader.contract.expect import as_tuple, assert_same
 from tests.numerics import full_float32, manual_seed
 from tests.properties import assert_arguments_unchanged
 from tests.strategies import float_tensors
@@ -219,8 +219,9 @@ def test_generator_step_leaves_discriminator_alone(impl, case):
 def test_returns_python_floats(impl, case):
     """The form, then the same call's loss_d and D against plain PyTorch."""
     (result,), _, discriminator = run_steps(impl.gan_step, case)
-    assert type(result) is tuple and len(result) == 2, (
+    assert isinstance(result, tuple) and len(as_tuple(result)) == 2, (
         f"gan_step should return a tuple (loss_d, loss_g), got {type(result).__name__} {result!r}")
+    result = as_tuple(result)  # a named tuple is a tuple too
     for name, value in zip(("loss_d", "loss_g"), result):
         assert type(value) is float, (
             f"{name} is a {type(value).__name__}, expected a Python float: return loss.item() "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
@@ -85,8 +85,19 @@ def one_big_batch_grads(case: AccumCase, device: str = "cpu") -> list[torch.Tens
 
 # ------------------------------------------------------------------ properties
 
+def spec_case() -> AccumCase:
+    """The spec's example: one weight w = 1, predictions w * x, targets 0, micro-batches of
+    1 and 2 samples: the gradient 6 of the mean over all three (not 10, not 5)."""
+    model = nn.Sequential(nn.Linear(1, 1, bias=False)).double()
+    with torch.no_grad():
+        model[0].weight.fill_(1.0)
+    x1, x2 = torch.tensor([[1.0]], dtype=torch.float64), torch.full((2, 1), 2.0, dtype=torch.float64)
+    return AccumCase(model, "mse_loss", [(x1, torch.zeros_like(x1)), (x2, torch.zeros_like(x2))])
+
+
 @pytest.mark.weight(4)
 @settings(max_examples=30)
+@example(spec_case())
 @given(accum_cases())
 def test_gradients_equal_one_step_on_the_concatenated_batch(impl, case):
     model, batches = case.copies()

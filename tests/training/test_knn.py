@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -192,7 +192,14 @@ def check_votes(knn_predict, case: KnnCase, device: str = "cpu") -> None:
 # ------------------------------------------------------------------ properties
 
 
+# The spec's examples: five points on a line, labels 1 1 0 0 0; the last is a 1 : 0 tie.
+SPEC_X, SPEC_Y = torch.tensor([[0.0], [1.0], [2.0], [10.0], [11.0]]), torch.tensor([1, 1, 0, 0, 0])
+
+
 @pytest.mark.weight(4)
+@example(KnnCase(SPEC_X, SPEC_Y, torch.tensor([[0.5], [10.5]]), 3))
+@example(KnnCase(SPEC_X, SPEC_Y, torch.tensor([[0.5]]), 2))
+@example(KnnCase(SPEC_X, SPEC_Y, torch.tensor([[1.2]]), 2))
 @given(laid_out(knn_cases()))
 def test_predictions_are_the_vote_of_the_k_nearest(impl, case):
     """train_x, train_y and queries in any memory layout."""
@@ -213,10 +220,16 @@ def test_distance_is_euclidean(impl, trap):
         + ", one by ".join(fooled for *_, fooled in METRIC_TRAPS))
 
 
+# torch.cdist's default compute_mode computes Euclidean distances by the expansion
+# |q|^2 - 2 q.x + |x|^2 (a matmul) when either input has more than this many rows.
+CDIST_MM_ROWS = 25
+
+
 @st.composite
 def far_from_origin_cases(draw) -> tuple[KnnCase, KnnCase]:
-    """k = 1, 4-10 training points with labels all different and 2-5 queries, all within
-    [-1, 1] of a point far from the origin (every coordinate 1e9 or 1e10 from 0, float64).
+    """k = 1, 4-10 training points, or 26-40 (past the 25 rows where ``torch.cdist`` switches
+    to the expansion below), with labels all different and 2-5 queries, all within [-1, 1]
+    of a point far from the origin (every coordinate 1e9 or 1e10 from 0, float64).
 
     Subtracting first, the differences q - x are exact, so every query has one right
     label. The expansion |q|^2 - 2 q.x + |x|^2 rounds terms near 1e18 to multiples of
@@ -230,7 +243,8 @@ def far_from_origin_cases(draw) -> tuple[KnnCase, KnnCase]:
     offset = draw(st.sampled_from([1e9, 1e10]), label="offset")
     shift = torch.tensor(draw(st.lists(st.sampled_from([offset, -offset]), min_size=dim, max_size=dim),
                               label="signs of the shift"), dtype=torch.float64)
-    n = draw(st.integers(4, wide(10, official=40)), label="N")
+    n = draw(st.one_of(st.integers(4, 10), st.integers(CDIST_MM_ROWS + 1, wide(40, official=64))),
+             label="N")
     m = draw(st.integers(2, wide(5)), label="M")
     coordinates = hnp.arrays(np.float64, (n + m, dim), elements=st.floats(-1, 1), unique=True)
     far = torch.from_numpy(draw(coordinates, label="points")) + shift
@@ -239,8 +253,20 @@ def far_from_origin_cases(draw) -> tuple[KnnCase, KnnCase]:
     return KnnCase(far[:n], labels, far[n:], 1), KnnCase(near[:n], labels, near[n:], 1)
 
 
+def past_cdist_switch() -> tuple[KnnCase, KnnCase]:
+    """30 training points on a line within [-1, 1] of 1e9, labels 0..29, two queries: past
+    the 25 rows where torch.cdist switches to the expansion, in every grading."""
+    shift = 1e9
+    far = torch.linspace(-1, 1, CDIST_MM_ROWS + 5, dtype=torch.float64)[:, None] + shift
+    far_queries = torch.tensor([[0.013], [-0.52]], dtype=torch.float64) + shift
+    labels = torch.arange(len(far)).flip(0)
+    return (KnnCase(far, labels, far_queries, 1),
+            KnnCase(far - shift, labels, far_queries - shift, 1))
+
+
 @pytest.mark.weight(2)
 @settings(max_examples=20)
+@example(past_cdist_switch())
 @given(far_from_origin_cases())
 def test_points_far_from_the_origin(impl, cases):
     """Coordinates near 1e9 or 1e10 (float64): the differences q - x stay exact, but
@@ -253,7 +279,8 @@ def test_points_far_from_the_origin(impl, cases):
             f"query {q} (k=1, coordinates near {far.queries[q].abs().max().item():.0e}): predicted "
             f"label {label}, expected {' or '.join(map(str, sorted(choices)))}. Training labels "
             f"from nearest to farthest: {by_distance}. Subtract first, then square: "
-            "((q - x) ** 2).sum(-1); the expansion |q|^2 - 2 q.x + |x|^2 cancels catastrophically")
+            "((q - x) ** 2).sum(-1); the expansion |q|^2 - 2 q.x + |x|^2 cancels catastrophically "
+            f"(torch.cdist uses it with more than {CDIST_MM_ROWS} points, here N={len(far.train_x)})")
 
 
 @st.composite
