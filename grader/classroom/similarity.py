@@ -9,8 +9,8 @@ tokenized and filtered by copydetect
 (``filter_code``: comments and whitespace dropped, every name becomes ``V``/``F``/``O``
 and every string ``S``), cut into k-grams of ``K`` filtered characters and winnowed
 (copydetect's ``winnow``, the algorithm MOSS uses). Fingerprints that the drill's stub
-has (its docstrings, signatures, imports) are removed, and so are those most of the
-class shares (present in more than ``COMMON_SHARE`` of the students who attempted the
+has (its signatures, with or without their annotations, and imports: ``stub_kgrams``)
+are removed, and so are those most of the class shares (present in more than ``COMMON_SHARE`` of the students who attempted the
 drill, once at least ``COMMON_MIN`` did: what everybody writes is no evidence).
 What the drill's docstring dictates counts ``DICTATED_WEIGHT`` as much as the rest, in
 a class of any size (``dictated_by``, ``dictated_mask``): the code it shows (````spans````
@@ -58,12 +58,12 @@ from grader.reports.present import answer_text
 
 # Chosen on the course's own drills (short files): the reference against a disguised
 # copy of it (locals renamed, neighbouring statements swapped, functions reordered,
-# reformatted) scores 0.77-1.0 on every drill; the corpus of independent correct
+# reformatted) scores 0.76-1.0 on every drill; the corpus of independent correct
 # solutions written from the docstrings (grader/tests/data/similarity: 8 drills, 16
-# files, several in the docstring's own idioms) scores at most 0.58 against the
-# reference and each other (0.84 before what the docstring dictates was discounted:
-# one_hot's and knn's were flagged), their disguised copies at least 0.82
-# (grader/tests/test_similarity.py).
+# files, several in the docstring's own idioms) scores at most 0.53 against the
+# reference and 0.52 against each other (0.84 and 0.45 before what the docstring
+# dictates was discounted: one_hot's and knn's were flagged against the reference),
+# their disguised copies at least 0.81 (grader/tests/test_similarity.py).
 K = 20  # filtered characters per k-gram (copydetect's noise threshold: 25, for longer files)
 WINDOW = 1  # winnowing window: every k-gram kept (files are small), so any match of K is found
 DEFAULT_THRESHOLD = 0.6
@@ -74,7 +74,7 @@ TOP_PAIRS = 5  # pairs of each kind shown side by side per drill: the flagged fi
 MAX_LISTED = 1000  # pairs per drill listed in similarity.csv (every flagged one, up to this)
 MAX_CODE_CHARS = 20_000  # of a file shown side by side
 RARE_SHARE = 0.1
-DICTATED_WEIGHT = 0.1  # what the stub's docstring dictates counts this much in a share
+DICTATED_WEIGHT = 0.05  # what the stub's docstring dictates counts this much in a share
 MIN_SNIPPET = 5  # filtered characters, at least, of a docstring's code to be discounted
 _BASE = np.uint64(1_000_003)
 
@@ -149,6 +149,26 @@ def fingerprint(code: str, boilerplate: np.ndarray | None = None,
 def all_kgrams(code: str) -> np.ndarray:
     """Every k-gram hash of ``code``'s filtered text (a stub's, to remove)."""
     return np.unique(kgram_hashes(filtered(code)[0]))
+
+
+def stub_kgrams(stub: str) -> np.ndarray:
+    """Every k-gram hash of the stub as compared (``canonical``), and of the stub without
+    its type annotations, as a student who deletes them writes its signatures."""
+    import ast
+
+    hashes = all_kgrams(canonical(stub))
+    try:
+        tree = ast.parse(stub)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return hashes
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
+                      node.args.vararg, node.args.kwarg):
+                if a is not None:
+                    a.annotation = None
+    return np.union1d(hashes, all_kgrams(canonical(ast.unparse(tree))))
 
 
 # ------------------------------------------------------------------ what the spec dictates
@@ -365,7 +385,7 @@ def code_pairs(drill: str, sources: dict[str, str], stub: str | None,
     (``top``, flagged first, with both files and their matched regions) and every
     flagged pair with the best others (``listed``, for similarity.csv)."""
     spec = dictated_by(stub)
-    stub_hashes = all_kgrams(canonical(stub)) if stub else np.zeros(0, dtype=np.int64)
+    stub_hashes = stub_kgrams(stub) if stub else np.zeros(0, dtype=np.int64)
     prints = {sid: fingerprint(code, stub_hashes, spec) for sid, code in sorted(sources.items())}
     counts = Counter(h for fp in prints.values() for h in fp.hashes)
     common = np.array(sorted(h for h, c in counts.items()

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from grader.classroom import similarity
@@ -121,6 +122,16 @@ def test_what_the_docstring_dictates_is_read_from_it():
     assert "ifV<0:raiseValueError" in dictated and "V.V(V==0,-1e9)" in dictated
     assert "forVinrange(V):V+=V*V" in "".join(c for c, m in zip(text, mask) if not m)
     assert similarity.dictated_by(None) is None and similarity.dictated_by("def (") is None
+
+
+def test_a_signature_without_its_annotations_is_the_stubs_too():
+    stub_code = stub("tensors/one_hot")
+    bare = similarity.canonical("import torch\n\ndef one_hot(labels, num_classes=-1):\n    return labels\n")
+    text = similarity.filtered(bare)[0]
+    assert text.startswith("importtorchdefF(V,V=-1):")
+    head = similarity.kgram_hashes(text)[:len("importtorchdefF(V,V=-1):") - similarity.K + 1]
+    assert np.isin(head, similarity.stub_kgrams(stub_code)).all()
+    assert not np.isin(head, similarity.all_kgrams(similarity.canonical(stub_code))).all()
 
 
 def test_a_pair_says_how_much_of_its_match_the_docstring_dictates():
