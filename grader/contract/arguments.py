@@ -83,7 +83,11 @@ class Targets:
                 for name, tensor in (*value.named_parameters(), *value.named_buffers()):
                     self._add(tensor, "modules", f"{label}.{name}")
         elif isinstance(value, torch.optim.Optimizer):
-            self._add(value, "optimizers", label)
+            if self._add(value, "optimizers", label):  # its state (Adam's moments) is its own to change
+                for i, state in enumerate(list(value.state.values())[:1000]):
+                    for key, tensor in state.items():
+                        if isinstance(tensor, torch.Tensor):
+                            self._add(tensor, "optimizers", f"{label}.state[{i}][{key!r}]")
         elif isinstance(value, torch.Tensor):
             self._add(value, "tensors", label)
         elif isinstance(value, (list, tuple)):

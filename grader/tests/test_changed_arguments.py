@@ -31,3 +31,20 @@ def test_a_call_that_changes_its_argument_loses_the_property(tmp_path, isolation
     assert mae["outcome"] == "failed", mae
     assert "changed argument 1 in place" in mae["message"] and "x.clone()" in mae["message"]
     assert tests["test_pearson_matches_torch_corrcoef"]["outcome"] == "passed"
+
+
+def test_an_optimizers_own_state_is_its_to_change():
+    """Adam's moments are reachable from the optimizer argument: a step may change them
+    where the marker allows optimizers to change (the GAN drill's reference lost four
+    properties sandboxed before they were counted as the optimizer's)."""
+    import torch
+
+    from grader.contract.arguments import Targets
+
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.Adam(model.parameters())
+    model(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    targets = Targets.of([model, opt], {})
+    moments = [t for state in opt.state.values() for t in state.values() if isinstance(t, torch.Tensor)]
+    assert moments and all(targets.kind[id(t)] == "optimizers" for t in moments)
