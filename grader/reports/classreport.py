@@ -321,16 +321,25 @@ def _contiguous(shape: list[int]) -> list[int]:
 
 
 def _errors(results_by_student: Mapping[str, Results], ids: list[str]) -> list[dict[str, Any]]:
-    """Errors and timeouts, by student: where, and the first line of the message."""
-    rows = []
+    """Errors and timeouts, by student: where, and the first line of the message. The
+    properties of one drill that ended the same way (a file that does not import ends
+    them all) are one row: its first property, and how many more."""
+    rows: list[dict[str, Any]] = []
     for sid in ids:
         for ex in results_by_student[sid]["exercises"]:
+            same: dict[tuple[str, str], dict[str, Any]] = {}
             for t in ex["tests"]:
                 if t["outcome"] in (ERROR, TIMED_OUT):
                     message = present.first_line(present.split_traceback(t.get("message") or "")[0])
-                    rows.append({"student": sid, "href": student_href(sid), "exercise": ex["id"],
-                                 "test": t["name"], "outcome": t["outcome"],
-                                 "message": message or present.label(t["outcome"])})
+                    message = message or present.label(t["outcome"])
+                    row = same.get((t["outcome"], message))
+                    if row is not None:
+                        row["more"] += 1
+                        continue
+                    row = same[(t["outcome"], message)] = {
+                        "student": sid, "href": student_href(sid), "exercise": ex["id"], "test": t["name"],
+                        "outcome": t["outcome"], "message": message, "more": 0}
+                    rows.append(row)
     return rows
 
 

@@ -189,6 +189,17 @@ def test_errors_by_student_and_problems(summary):
                                    {"name": "zed.zip", "reason": "not a valid zip file"}]
 
 
+def test_a_drill_that_does_not_import_is_one_error_row():
+    broken = "tensors/x.py, line 3: SyntaxError: expected ':'"
+    cls = {"fay": student("fay", *(T("a/one", f"test_t{i}", "error", message=broken) for i in range(1, 9)),
+                          T("a/one", "test_t9", "timed_out", message="ran past its 10 s limit"),
+                          exercises=("a/one",))}
+    rows = classreport.class_summary(cls, {})["errors"]
+    assert [(r["test"], r["outcome"], r["more"]) for r in rows] == [("test_t1", "error", 7),
+                                                                   ("test_t9", "timed_out", 0)]
+    assert "and 7 more the same" in classreport.render_html(cls, {}, REPO)
+
+
 def test_roster_rows(summary):
     rows = by_id(summary["students"])
     assert [r["id"] for r in summary["students"]] == ["ada", "bob", "cy", "dee", "eve"]
