@@ -270,3 +270,40 @@ def test_a_test_whose_process_dies_under_xdist_is_never_passed(tmp_path, dies_on
         assert run.returncode == 14, run.stdout[-2000:] + run.stderr[-2000:]
         assert "1 test(s) never ran (tests/demo/test_dies.py::test_doubles_strings)" in run.stdout + run.stderr
         assert not results.exists()
+
+
+INTERRUPTED_TEST = '''
+"""A property interrupted by its budget, whose test turns the interruption into another error."""
+import time
+import pytest, torch
+pytestmark = pytest.mark.exercise(points=10)
+
+def test_doubles(impl):
+    assert impl.double(torch.tensor([1])).tolist() == [2]
+    try:
+        end = time.process_time() + 30
+        while time.process_time() < end:
+            pass
+    except BaseException:  # as hypothesis did in the field: FlakyStrategyDefinition
+        raise RuntimeError("Inconsistent data generation!") from None
+'''
+
+
+def test_a_test_its_budget_stopped_is_timed_out_whatever_it_raised(tmp_path):
+    """The drill's budget (CPU time; a CPU clock in-process) can end inside hypothesis'
+    own machinery, which then raised FlakyStrategyDefinition ("the test could not check
+    the result"); a test a clock stopped is timed out, whatever it ends in."""
+    (tmp_path / "tests" / "demo").mkdir(parents=True)
+    for init in ("tests/__init__.py", "tests/demo/__init__.py", "tests/conftest.py"):
+        (tmp_path / init).write_text("")
+    (tmp_path / "tests" / "demo" / "test_slow.py").write_text(INTERRUPTED_TEST)
+    (tmp_path / "sub" / "demo").mkdir(parents=True)
+    (tmp_path / "sub" / "demo" / "slow.py").write_text(textwrap.dedent(GOOD))
+    results = tmp_path / "results.json"
+    subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
+                    "--rootdir", str(tmp_path), "--submission", str(tmp_path / "sub"),
+                    "--results", str(results), "--drill-budget", "1"],
+                   cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    test = json.loads(results.read_text())["exercises"][0]["tests"][0]
+    assert test["outcome"] == "timed_out", test
+    assert test["message"] == "the drill's grading budget ran out during this test"
