@@ -5,7 +5,7 @@ torch's import, pytest's start and the sandbox zygote's start (~5 s together,
 more than a stub's whole grading) every time. A grading process pays them once:
 it reads a job (one JSON line on stdin: the student, the submission's files
 packed by ``grader.classroom.submissions.pack``, the pytest arguments), grades it with the
-same ``grader.run_grading`` as ``torchdrill grade``, and answers one JSON
+same ``grader.grading.run.run_grading`` as ``torchdrill grade``, and answers one JSON
 line with the results on its protocol channel.
 
 Student code never runs in this process except under ``--isolation none``, where

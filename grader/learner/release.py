@@ -5,7 +5,7 @@ course author's own solutions in ``exercises/`` never ship), the grader package 
 tests: their mutants and self-checks name hidden tests and need the reference),
 the public tests, ``report_templates/``, ``course.toml``, ``pyproject.toml``,
 ``constraints*.txt``, ``.gitignore``, a ``tox.ini`` with the grading environment
-only, and a ``README.md`` for students (``grader/templates/student_README.md.j2``).
+only, and a ``README.md`` for students (``grader/learner/templates/student_README.md.j2``).
 
 The rule for tests: a property is *instructor-only* when it is marked
 ``pytest.mark.hidden`` (its oracle would give the solution away) or when it needs
@@ -581,7 +581,7 @@ def _ini_section(name: str, options: dict[str, str]) -> list[str]:
 
 def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]],
                    notebooks: bool = False) -> str:
-    """README.md of a handout, from ``grader/templates/student_README.md.j2``."""
+    """README.md of a handout, from ``grader/learner/templates/student_README.md.j2``."""
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(README_TEMPLATE.parent)),

@@ -1,7 +1,7 @@
 """The student report: ``DIR/index.html``, rendered from ``results.json`` alone.
 
 The template lives in one place, ``report_templates/student.html.j2`` at the
-course root (the folder holding ``tests/``, found like ``grader.cli.find_course``
+course root (the folder holding ``tests/``, found like ``grader.core.course.find_course``
 finds it), so a course can restyle its report without touching the engine.
 
 Autoescaping is on for the whole template and the few filters that build markup

@@ -1,4 +1,4 @@
-"""The class gradebook (grader/gradebook.py): schema versions, records, merges, and
+"""The class gradebook (grader/classroom/gradebook.py): schema versions, records, merges, and
 that a writer killed with SIGKILL never leaves a half-recorded submission."""
 
 from __future__ import annotations
