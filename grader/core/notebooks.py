@@ -42,6 +42,7 @@ from typing import Any
 
 from grader.core.sources import MAX_SOURCE_BYTES, MAX_SUBMISSION_BYTES, mib
 from grader.core.sources import read as read_source
+from grader.core.stubs import stub_source
 
 NOTEBOOK_SUFFIX = ".ipynb"
 MAX_NOTEBOOK_BYTES = 32 * 2**20  # outputs (plots) make notebooks big; only code is kept
@@ -121,19 +122,22 @@ class Stub:
 
 
 def drill_functions(course: Path, drill_ids: list[str]) -> dict[str, Stub]:
-    """Drill id -> its ``Stub``, read from the course's ``exercises/`` (a drill without a
-    readable stub is left out: no notebook function maps to it)."""
+    """Drill id -> its ``Stub``, read from the course's ``exercises/`` as handed out
+    (``stub_source``: a learner's or an instructor's work there is not the stub, and
+    neither is a private helper it added); a drill without a readable stub is left out:
+    no notebook function maps to it."""
     out: dict[str, Stub] = {}
     for drill in drill_ids:
         path = course / "exercises" / f"{drill}.py"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = stub_source(path.read_text(encoding="utf-8"))
             tree = ast.parse(text)
         except (OSError, SyntaxError, UnicodeDecodeError):
             continue
         lines = text.splitlines(keepends=True)
         out[drill] = Stub({node.name: _segment(lines, node) for node in tree.body
-                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))},
+                           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                           and not node.name.startswith("_")},
                           tuple(_segment(lines, node) for node in tree.body
                                 if isinstance(node, (ast.Import, ast.ImportFrom))))
     return out

@@ -8,6 +8,7 @@ not flood the terminal.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,7 +72,7 @@ def test_a_file_that_does_not_load_is_reported_once(tmp_path):
     proc = _check("one_hot", "--submission", str(submission), "--out", str(tmp_path / "out"))
     assert proc.returncode == 1
     assert proc.stdout.count("SyntaxError: expected ':'") == 1, proc.stdout
-    assert "the same on 9 more properties" in proc.stdout
+    assert re.search(r"the same on \d+ more properties", proc.stdout), proc.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     tests = results["exercises"][0]["tests"]
     assert {t["outcome"] for t in tests} == {"error"}
