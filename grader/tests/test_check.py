@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from grader.learner.learn import MAX_CHECK_OUTPUT
+from grader.tests import warm
 from grader.tests.grading import REPO
 
 WRONG_DTYPE = '''\
@@ -33,9 +33,9 @@ FLOOD = (REPO / "reference" / "tensors" / "one_hot.py").read_text().replace(
 NO_COLON = "import torch\n\n\ndef one_hot(labels, num_classes=-1)\n    return labels\n"
 
 
-def _check(name: str, *args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", "check", name, "--course", str(REPO), *args],
-                          capture_output=True, text=True, timeout=300, cwd=cwd)
+def _check(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``torchdrill check NAME ARGS`` in a fresh interpreter (a child of the warm server)."""
+    return warm.run(["-m", "grader", "check", name, "--course", str(REPO), *args], REPO, 300)
 
 
 def _drill_file(folder: Path, source: str) -> Path:
