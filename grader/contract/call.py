@@ -48,8 +48,20 @@ def guarded_call(fn: Callable[..., Any], what: str, path: Path, forbidden: Forbi
     return result
 
 
+MAX_TIMEOUTS = 2  # calls of one function past the per-call limit before it is no longer called
+
+
 class CallTimedOut(TimedOut):
     """A call ran past the per-call limit (the test's own clock raises plain ``TimedOut``)."""
+
+
+def refuse_after_timeouts(timeouts: int, what: str, limit: float | None) -> None:
+    """Raise ``TimedOut`` without calling ``what`` once ``MAX_TIMEOUTS`` earlier calls of
+    it ran past the per-call limit: in a worker and in this process alike, its remaining
+    properties are then timed out at once instead of costing the limit each."""
+    if timeouts >= MAX_TIMEOUTS:
+        raise TimedOut(f"{what} was not called: {timeouts} earlier calls ran past the "
+                       f"{limit or 0:g} s limit per call")
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from typing import Any
 
 from grader.contract import harness
 from grader.contract.arguments import allowed_kinds, guarded
-from grader.contract.call import CallTimedOut, call_clock, guarded_call
+from grader.contract.call import CallTimedOut, call_clock, guarded_call, refuse_after_timeouts
 from grader.contract.describe import describe
 from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden
@@ -40,9 +40,6 @@ def _in_final_example() -> bool:
     if not currently_in_test_context():
         return True
     return bool(current_build_context().is_final)
-
-
-MAX_TIMEOUTS = 2  # calls of one function past the per-call limit before it is no longer called
 
 
 class Implementation:
@@ -154,9 +151,7 @@ class Implementation:
         """Run the student's function here, in this process (``SandboxedImplementation``
         sends the same request to a worker, which runs this method there)."""
         key = (self.exercise_id, name)
-        if self.timeouts.get(key, 0) >= MAX_TIMEOUTS:
-            raise TimedOut(f"{name}() was not called: {self.timeouts[key]} earlier calls ran past "
-                           f"the {self.call_timeout:g} s limit per call")
+        refuse_after_timeouts(self.timeouts.get(key, 0), f"{name}()", self.call_timeout)
         try:
             with observed(self.effects), self._arguments_guarded(name, args, kwargs), \
                     call_clock(self.call_timeout, f"{name}()"):

@@ -24,7 +24,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     out = Path(args.out) if args.out else course / "reports"
     check_templates(course)  # a missing template is reported now, not after grading
-    drawn = None if args.public_examples else secret.given(args.secret_file)  # a bad secret stops here
+    if not args.public_examples:
+        secret.given(args.secret_file)  # a bad secret stops here, before the grading
     with intake.prepared(course, args.submission) as given:  # a notebook: read into exercise files
         submission = given.folder
         mode = isolation(args.isolation, course, submission)
@@ -37,8 +38,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         results = intake.finish(results, given, out.resolve() / "results.json")
     table.render(results, verbose=args.verbose)
     print(f"isolation: {table.isolation_summary(results)}")
-    print("examples: " + (f"official, from the course secret {drawn.digest} (wider ranges)" if drawn
-                          else "public (what every learner can replay)"))
+    drawn = results["environment"].get("examples") or {}
+    print("examples: " + (f"official, from the course secret {drawn.get('secret')} (wider ranges)"
+                          if drawn.get("drawn") == "secret" else "public (what every learner can replay)"))
     print(f"results: {out / 'results.json'}")
     _publish(results, out, course, args)
     return EXIT_OK

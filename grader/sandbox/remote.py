@@ -41,9 +41,10 @@ import torch
 
 from grader.contract import effects, harness
 from grader.contract.arguments import Targets, grad_changed, same_tensor
+from grader.contract.call import refuse_after_timeouts
 from grader.contract.describe import describe
 from grader.contract.forbid import Forbidden
-from grader.contract.impl import MAX_TIMEOUTS, Implementation
+from grader.contract.impl import Implementation
 from grader.core import sources
 from grader.core.files import remove_tree
 from grader.core.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
@@ -197,9 +198,7 @@ class Sandbox:
         this request belongs to; its ranks, which wait on each other, time out together
         and count as one timeout."""
         key = (exercise, function)
-        if self.timeouts[key] >= MAX_TIMEOUTS:
-            raise TimedOut(f"{function}() was not called: {self.timeouts[key]} earlier calls ran "
-                           f"past the {self.call_timeout:g} s limit")
+        refuse_after_timeouts(self.timeouts[key], f"{function}()", self.call_timeout)
         worker = self.worker(exercise, forbid, rank)
         try:
             reply, payload = worker.exchange(header, buffers, self.call_timeout, listener)
