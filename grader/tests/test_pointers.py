@@ -25,7 +25,8 @@ PATH = re.compile(r"(?<![\w/.-])((?:grader|tests|bench|docs|report_templates)/[\
 
 
 def _sources() -> list[Path]:
-    found = [REPO / "README.md", REPO / "pyproject.toml", *REPO.glob("docs/**/*.md"), REPO / "tests" / "README.md"]
+    pages = [p for p in REPO.glob("docs/**/*.md") if "_build" not in p.relative_to(REPO).parts]  # not the built site
+    found = [REPO / "README.md", REPO / "pyproject.toml", *pages, REPO / "tests" / "README.md"]
     found += [p for p in (*REPO.glob("grader/**/*.py"), *REPO.glob("tests/**/*.py"), *REPO.glob("bench/*.py"))
               if not CORPORA_PARTS.intersection(p.relative_to(REPO).parts)]
     found += [*REPO.glob("report_templates/*.j2"), *REPO.glob("grader/learner/templates/*")]
