@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
 from grader.contract.forbid import Forbidden  # noqa: E402
 from grader.contract.impl import Implementation  # noqa: E402
 from grader.core.results import Results, verdicts  # noqa: E402
-from grader.sandbox import remote  # noqa: E402
+from grader.sandbox import sandboxed_impl, sandboxes  # noqa: E402
 
 
 def grade(out: Path, workers: int, isolation: str) -> tuple[float, Results]:
@@ -47,7 +47,7 @@ def grade(out: Path, workers: int, isolation: str) -> tuple[float, Results]:
     return time.perf_counter() - start, json.loads((out / "results.json").read_text())
 
 
-def worker_starts(sandbox: remote.Sandbox, n: int = 30) -> list[float]:
+def worker_starts(sandbox: sandboxes.Sandbox, n: int = 30) -> list[float]:
     sandbox.fork("tensors/one_hot", {}).kill()  # the first: not counted
     times = []
     for _ in range(n):
@@ -90,13 +90,13 @@ def main() -> None:
         submission.mkdir(parents=True)
         shutil.copy(REPO / "reference" / "tensors" / "one_hot.py", submission)
         forbidden = Forbidden.from_marker({"F.one_hot": "scatter ones"})
-        sandbox = remote.sandbox_for(submission.parent, "sandbox")
+        sandbox = sandboxes.sandbox_for(submission.parent, "sandbox")
         starts = worker_starts(sandbox)
         local = round_trips(Implementation(submission.parent, "tensors/one_hot", forbidden))
-        far = round_trips(remote.SandboxedImplementation(submission.parent, "tensors/one_hot",
-                                                         forbidden, sandbox))
+        far = round_trips(sandboxed_impl.SandboxedImplementation(submission.parent, "tensors/one_hot",
+                                                                 forbidden, sandbox))
         layers = sandbox.report()["layers"]
-        remote.close_all()
+        sandboxes.close_all()
     for (_, plain), (_, boxed) in pairs:
         assert verdicts(plain) == verdicts(boxed), "the sandbox changed a property's verdict"
     ms = 1e3

@@ -298,9 +298,9 @@ def main() -> None:
             channel.write(json.dumps(answer) + "\n")
             channel.flush()
     finally:
-        remote = sys.modules.get("grader.sandbox.remote")
-        if remote is not None:
-            remote.close_zygotes()  # their folders are inside ``work``
+        sandboxes = sys.modules.get("grader.sandbox.sandboxes")
+        if sandboxes is not None:
+            sandboxes.close_zygotes()  # their folders are inside ``work``
         remove_tree(work)
 
 

@@ -16,7 +16,7 @@ test made, so an oracle computed from them after the call is computed from the
 grader's inputs, never from what the submission wrote into them, and the properties
 "the inputs are left unchanged" read ``impl.mutations``. In-process the undoing
 happens here (``ArgumentGuard``); in the sandbox the grader simply does not write
-back what is not allowed (``grader.sandbox.remote``), using the same ``Targets`` to
+back what is not allowed (``grader.sandbox.writeback``), using the same ``Targets`` to
 name and classify what came back.
 """
 

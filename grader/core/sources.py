@@ -5,7 +5,7 @@ file or folder, no symbolic link (never followed, wherever it points), no FIFO,
 socket or device, a name that a module can have, at most ``MAX_SOURCE_BYTES`` each
 (a larger one is skipped: a 1 MiB drill file is not a drill file) and
 ``MAX_SUBMISSION_BYTES`` in all. The sandbox copies exactly these
-(``grader.sandbox.remote.copy_sources``) and class grading reads, hashes and packs
+(``grader.sandbox.sandboxes.copy_sources``) and class grading reads, hashes and packs
 exactly these (``grader.classroom.submissions``), from a folder or a zip alike.
 """
 

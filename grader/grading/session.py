@@ -141,23 +141,23 @@ class GradingSession:
 
     def _sandbox(self, root: Path) -> Any:
         """This process's sandbox for the submission at ``root``, as the options ask."""
-        from grader.sandbox import remote
+        from grader.sandbox import sandboxes
         config = self.config
         shared = getattr(config, "workerinput", {}).get(SHARED_ZYGOTE)
         if shared:
             zygote.attach(shared)
         try:
-            return remote.sandbox_for(root, config.getoption("isolation"),
-                                      config.getoption("sandbox_off") or (),
-                                      config.getoption("call_timeout"),
-                                      warm_for(_drills_asked(config)))
-        except (remote.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
+            return sandboxes.sandbox_for(root, config.getoption("isolation"),
+                                         config.getoption("sandbox_off") or (),
+                                         config.getoption("call_timeout"),
+                                         warm_for(_drills_asked(config)))
+        except (sandboxes.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
             raise SandboxBroken(f"the sandbox could not start: {exc}") from None
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        remote = sys.modules.get("grader.sandbox.remote")
-        if remote is not None:
-            remote.close_all()
+        sandboxes = sys.modules.get("grader.sandbox.sandboxes")
+        if sandboxes is not None:
+            sandboxes.close_all()
 
     # ------------------------------------------------------------------ collection
 
@@ -200,9 +200,9 @@ class GradingSession:
             return Implementation(root, exercise_id(path, marker), forbidden, mutates,
                                   call_timeout=self.config.getoption("call_timeout"),
                                   timeouts=self._call_timeouts)
-        from grader.sandbox import remote
-        return remote.SandboxedImplementation(root, exercise_id(path, marker), forbidden,
-                                              self._sandbox(root), mutates)
+        from grader.sandbox.sandboxed_impl import SandboxedImplementation
+        return SandboxedImplementation(root, exercise_id(path, marker), forbidden,
+                                       self._sandbox(root), mutates)
 
     def ref(self, request: pytest.FixtureRequest) -> ModuleType:
         """The reference solution's module for this test module's exercise."""
@@ -404,5 +404,5 @@ class _Clocks:
 
 def _isolation_used() -> dict[str, Any] | None:
     """What confined this process's workers, once one has started (else None)."""
-    remote = sys.modules.get("grader.sandbox.remote")
-    return remote.isolation_report() if remote is not None else None
+    sandboxes = sys.modules.get("grader.sandbox.sandboxes")
+    return sandboxes.isolation_report() if sandboxes is not None else None

@@ -1,5 +1,14 @@
-"""The only code that starts, confines or talks to processes that run untrusted code:
-the zygote and its workers (``zygote``, ``worker``, ``launch``), the confinement layers
-(``confine``), the plain-data wire between grader and worker (``wire``) and the
-sandboxed ``impl`` (``remote``). May import ``grader.contract`` and ``grader.core``.
+"""The only code that starts, confines or talks to processes that run untrusted code.
+May import ``grader.contract`` and ``grader.core``. One job per module:
+
+- in the grader: ``sandboxed_impl`` (the ``impl`` whose calls run in workers),
+  ``sandboxes`` (a submission's sandbox and this process's sandboxes), ``handles`` (one
+  worker process), ``listeners`` (what a worker says mid-request), ``writeback`` (what
+  a call may change of its arguments), ``autograd_bridge`` (gradients across),
+  ``zygote`` (start and talk to the zygote), ``launch`` (a clean interpreter);
+- in the zygote and its workers: ``zygote_loop`` (fork a worker per request),
+  ``worker`` (serve one exercise), ``channel`` (the worker's side of its socket),
+  ``armor`` (forbidden APIs made unusable);
+- on both sides: ``wire`` (plain data across the boundary), ``confine`` (the
+  confinement layers), ``pinning`` (grader and worker on one CPU).
 """

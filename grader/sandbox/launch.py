@@ -1,6 +1,6 @@
 """Start one of the grader's own modules in a new, isolated interpreter.
 
-``python -I -m grader.sandbox.worker`` runs whichever ``grader`` that interpreter finds
+``python -I -m grader.sandbox.zygote_loop`` runs whichever ``grader`` that interpreter finds
 first, and ``-I`` leaves only site-packages to look in: an installed torchdrill,
 or an editable install pointing at another checkout. A grader run from a second
 checkout (a worktree, a copy being benchmarked) then started a zygote from the
@@ -31,7 +31,7 @@ main()
 
 def command(module: str) -> list[str]:
     """``python -I`` running ``grader.<module>.main()`` from this very grader package
-    (``module`` is dotted below ``grader``: ``sandbox.worker``)."""
+    (``module`` is dotted below ``grader``: ``sandbox.zygote_loop``)."""
     boot = _BOOT.format(init=str(PACKAGE_DIR / "__init__.py"), folder=str(PACKAGE_DIR),
                         module=module)
     return [sys.executable, "-I", "-c", boot]

@@ -1,6 +1,6 @@
 """The sandbox's zygote: a clean interpreter that imported torch once and forks workers.
 
-Kept apart from ``grader.sandbox.remote`` so it imports neither torch nor the grader's
+Kept apart from ``grader.sandbox.sandboxes`` so it imports neither torch nor the grader's
 tests: ``torchdrill grade`` starts the zygote before the grader imports torch
 itself, and the two imports overlap. Started at pytest's session start instead,
 the first worker waited 2.3 s for it (the zygote's imports, ~2.3 s, the largest
@@ -8,7 +8,7 @@ single cost of a sandboxed grading); started early, 0.3 s.
 
 One zygote per confinement plan and process (``zygote_for``), started on first use
 and kept until the process exits: ``grade-all``'s grading processes grade many
-submissions with one. What runs inside is ``grader.sandbox.worker``'s ``zygote``.
+submissions with one. What runs inside is ``grader.sandbox.zygote_loop``.
 
 pytest-xdist's workers share their controller's zygote (``Zygote.share``, ``attach``):
 with ``-n 2`` a zygote of their own each cost its ~1.8 s of CPU twice, on a
@@ -16,7 +16,7 @@ machine that the two workers keep busy. A worker that loses the shared zygote
 (a student who killed it, in a degraded sandbox) starts one of its own.
 
 A *warm* zygote also imports the parts of torch that torch loads lazily and that
-cost a worker most (``grader.sandbox.worker.WARM_IMPORTS``: ``torch._dynamo``,
+cost a worker most (``grader.sandbox.zygote_loop.WARM_IMPORTS``: ``torch._dynamo``,
 1.2 s, which building the first optimizer imports). A grading of many drills
 (``warm_for``) starts its zygote warm, while the grader imports torch itself; any
 other zygote warms up the first time an optimizer is about to cross the wire
@@ -122,7 +122,7 @@ class Zygote:
 
     def _start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        argv = launch.command("sandbox.worker") + (["warm"] if self.warm else [])
+        argv = launch.command("sandbox.zygote_loop") + (["warm"] if self.warm else [])
         # An attached zygote that had to start its own shares the folder: a log of its own.
         self._log = open(self.tmp / ("zygote.log" if self._owns_tmp else f"zygote-{os.getpid()}.log"), "wb")
         self.proc = subprocess.Popen(

@@ -63,7 +63,7 @@ def test_describing_a_huge_view_shows_a_bounded_number_of_values():
 
 
 def test_a_workers_output_is_cut_on_the_graders_side(capsys):
-    from grader.sandbox.remote import MAX_REPLY_OUTPUT, MAX_TEST_OUTPUT, _Output
+    from grader.sandbox.sandboxed_impl import MAX_REPLY_OUTPUT, MAX_TEST_OUTPUT, _Output
 
     output = _Output()
     for _ in range(40):  # a worker that ignores its own cap: 1 MiB of "stdout" per reply

@@ -502,8 +502,8 @@ def test_bwrap_command_binds_tmp_in_place_and_never_the_course_folder(tmp_path: 
     plan = confine.Plan({n: "on" for n in confine.LAYERS})
     if confine._bwrap_binary() is None:
         pytest.skip("no bwrap binary")
-    cmd = confine.zygote_command(plan, ["python", "-I", "-m", "grader.sandbox.worker"], tmp_path)
-    assert cmd[-5:] == ["--", "python", "-I", "-m", "grader.sandbox.worker"]
+    cmd = confine.zygote_command(plan, ["python", "-I", "-m", "grader.sandbox.zygote_loop"], tmp_path)
+    assert cmd[-5:] == ["--", "python", "-I", "-m", "grader.sandbox.zygote_loop"]
     assert "--unshare-net" in cmd and ("--unshare-user" in cmd) != ROOT
     i = cmd.index("--bind")
     assert cmd[i:i + 3] == ["--bind", str(tmp_path.resolve()), str(tmp_path.resolve())]

@@ -155,7 +155,7 @@ def test_every_layer(submission, tmp_path):
 def test_a_worker_follows_its_graders_cpu_and_shrugs_off_what_it_cannot():
     code = textwrap.dedent("""
         import os
-        from grader.sandbox.worker import follow_cpu
+        from grader.sandbox.pinning import follow_cpu
         allowed = sorted(os.sched_getaffinity(0))
         cpu = allowed[-1]
         assert follow_cpu(cpu, None) == cpu and os.sched_getaffinity(0) == {cpu}
@@ -190,7 +190,7 @@ def test_each_layer_forced_off(submission, tmp_path, layer):
 SHARING = """
 import json, os, shutil, socket, sys, time
 from pathlib import Path
-from grader.sandbox import confine, remote, zygote
+from grader.sandbox import confine, sandboxes, zygote
 
 def alive(pid):
     return Path(f"/proc/{pid}").exists()
@@ -223,7 +223,7 @@ except zygote.SandboxError:
 boxes = []
 for _ in range(2):  # two grading processes' sandboxes, as xdist's workers attach them
     zygote._zygotes[zygote._key(plan)] = zygote.Zygote(plan, shared=shared)
-    boxes.append(remote.Sandbox(submission, "sandbox", ["bwrap"]))
+    boxes.append(sandboxes.Sandbox(submission, "sandbox", ["bwrap"]))
     del zygote._zygotes[zygote._key(plan)]
 first, second = (box.worker("tensors/one_hot", {}) for box in boxes)
 assert all(box.zygote.attached for box in boxes) and first.pid != second.pid
@@ -346,10 +346,10 @@ def test_a_zygote_that_cannot_start_stops_the_grading_not_scores_zero(second_che
     With xdist the controller stops the run, without pytest's INTERNALERROR."""
     broken = tmp_path / "course"
     shutil.copytree(second_checkout, broken)
-    worker = broken / "grader" / "sandbox" / "worker.py"
-    head, sep, rest = worker.read_text().partition("from __future__ import annotations\n")
+    loop = broken / "grader" / "sandbox" / "zygote_loop.py"
+    head, sep, rest = loop.read_text().partition("from __future__ import annotations\n")
     # before its imports: each try to start it ends at once, not after torch's import
-    worker.write_text(head + sep + "raise SystemExit('this zygote will not start')\n" + rest)
+    loop.write_text(head + sep + "raise SystemExit('this zygote will not start')\n" + rest)
     start = time.perf_counter()
     done = grade_in(broken, tmp_path / "out", "-n", workers)
     seconds = time.perf_counter() - start
@@ -367,12 +367,12 @@ def test_a_sandbox_that_cannot_be_set_up_stops_the_grading(tmp_path):
     in the message, no results."""
     code = textwrap.dedent(f"""
         import sys
-        from grader.sandbox import remote
+        from grader.sandbox import sandboxes
 
         def cannot(self, *args, **kwargs):
             raise OSError("no space left for the submission's copy (test)")
 
-        remote.Sandbox.__init__ = cannot
+        sandboxes.Sandbox.__init__ = cannot
         from grader.cli import main
         sys.exit(main(["grade", "reference", "--only", "tensors/one_hot", "--isolation",
                        "sandbox", "--out", {str(tmp_path / "out")!r}, "--course", {str(REPO)!r}]))
@@ -434,7 +434,8 @@ def test_a_rank_run_that_hangs_counts_as_one_timeout(tmp_path):
 
     from grader.contract.forbid import Forbidden
     from grader.core.outcomes import TimedOut
-    from grader.sandbox.remote import Sandbox, SandboxedImplementation
+    from grader.sandbox.sandboxed_impl import SandboxedImplementation
+    from grader.sandbox.sandboxes import Sandbox
 
     (tmp_path / "hangs" / "distributed").mkdir(parents=True)
     (tmp_path / "hangs" / "distributed" / "sync_bn.py").write_text(
@@ -462,7 +463,8 @@ def test_a_rank_that_hangs_frees_the_ranks_waiting_for_it_in_a_collective(tmp_pa
 
     from grader.contract.forbid import Forbidden
     from grader.core.outcomes import TimedOut
-    from grader.sandbox.remote import Sandbox, SandboxedImplementation
+    from grader.sandbox.sandboxed_impl import SandboxedImplementation
+    from grader.sandbox.sandboxes import Sandbox
 
     (tmp_path / "one" / "distributed").mkdir(parents=True)
     (tmp_path / "one" / "distributed" / "sync_bn.py").write_text(
@@ -493,7 +495,7 @@ def test_a_sandbox_whose_workers_cannot_reach_the_gpu_stops_the_grading(tmp_path
     This machine has no GPU, so the probe's own answer is the failure to see."""
     import torch
 
-    from grader.sandbox.remote import Sandbox
+    from grader.sandbox.sandboxes import Sandbox
     from grader.sandbox.zygote import SandboxBroken
 
     if torch.cuda.is_available():

@@ -624,7 +624,7 @@ def test_unpack_leaves_nothing_when_a_member_is_corrupt(tmp_path):
 def test_the_sandbox_copies_exactly_what_class_grading_reads(subs, tmp_path):
     """``grader.core.sources`` is the one rule: the sandbox's copy of a folder holds the
     very files, with the very bytes, that ``submissions.files`` reads from it."""
-    from grader.sandbox.remote import copy_sources
+    from grader.sandbox.sandboxes import copy_sources
 
     secret = tmp_path / "secret.py"
     secret.write_text("ANSWER = 42\n")

@@ -253,7 +253,8 @@ def _answered(fn, *args, allowed=frozenset(), mutations=None):
     worker decodes them, calls ``fn`` and answers (``worker.Worker._answer``); the grader
     decodes the answer against its own objects. Returns (answer, what was reported)."""
     from grader.contract.arguments import Targets
-    from grader.sandbox import remote, worker
+    from grader.sandbox import worker
+    from grader.sandbox.writeback import WriteBack
 
     mutations = [] if mutations is None else mutations
     sent = wire.Encoder(strict=True)
@@ -269,7 +270,7 @@ def _answered(fn, *args, allowed=frozenset(), mutations=None):
         wire.send(b, answer, buffers)
         reply, reply_payload = wire.receive(a)
     back = wire.Decoder(reply["objects"], reply_payload, known=sent.table,
-                        write_back=remote._WriteBack(Targets.of(args, {}), allowed, mutations))
+                        write_back=WriteBack(Targets.of(args, {}), allowed, mutations))
     back.all_objects()
     return back.value(reply["ok"]), mutations
 
@@ -400,13 +401,13 @@ def test_a_forged_reply_is_the_workers_broken_contract(reply, payload, raised):
     malformed answer, instead of "the test could not check the result"."""
     from grader.contract.forbid import Forbidden
     from grader.core.outcomes import BrokenContract
-    from grader.sandbox import remote
+    from grader.sandbox import sandboxed_impl, sandboxes
 
     with pytest.raises(raised):
         decoder = wire.Decoder(reply["objects"], bytearray(payload), known=[torch.zeros(1, dtype=torch.long)])
         decoder.all_objects()
-        remote.SandboxedImplementation._attach(cast(remote.SandboxedImplementation, None), decoder,
-                                               reply["graph"], []) if "graph" in reply else None
+        sandboxed_impl.SandboxedImplementation._attach(cast(sandboxed_impl.SandboxedImplementation, None),
+                                                       decoder, reply["graph"], []) if "graph" in reply else None
         decoder.value(reply["ok"])
 
     class Sandbox:
@@ -420,7 +421,8 @@ def test_a_forged_reply_is_the_workers_broken_contract(reply, payload, raised):
             self.forgotten.append(exercise)
 
     sandbox = Sandbox()
-    impl = remote.SandboxedImplementation(Path("."), "tensors/one_hot", Forbidden({}), cast(remote.Sandbox, sandbox))
+    impl = sandboxed_impl.SandboxedImplementation(Path("."), "tensors/one_hot", Forbidden({}),
+                                                  cast(sandboxes.Sandbox, sandbox))
     with pytest.raises(BrokenContract, match=f"broke the grading contract.*{raised.__name__}"):
         impl.one_hot(torch.zeros(1, dtype=torch.long))
     assert sandbox.forgotten == ["tensors/one_hot"]
@@ -516,7 +518,7 @@ def test_a_forged_backward_answer_is_the_workers_broken_contract(backward_reply,
     worker dropped, never a RuntimeError autograd makes of a gradient of the wrong shape."""
     from grader.contract.forbid import Forbidden
     from grader.core.outcomes import BrokenContract
-    from grader.sandbox import remote
+    from grader.sandbox import sandboxed_impl, sandboxes
 
     call = {"ok": {"obj": 1}, "objects": [_float_entry(), _float_entry(buf=1)],
             "graph": {"id": 1, "outputs": [1], "inputs": [0]}}
@@ -534,7 +536,8 @@ def test_a_forged_backward_answer_is_the_workers_broken_contract(backward_reply,
             self.forgotten.append(exercise)
 
     sandbox = Sandbox()
-    impl = remote.SandboxedImplementation(Path("."), "tensors/one_hot", Forbidden({}), cast(remote.Sandbox, sandbox))
+    impl = sandboxed_impl.SandboxedImplementation(Path("."), "tensors/one_hot", Forbidden({}),
+                                                  cast(sandboxes.Sandbox, sandbox))
     x = torch.zeros(2, requires_grad=True)
     out = impl.one_hot(x)
     with pytest.raises(BrokenContract, match="broke the grading contract"):
