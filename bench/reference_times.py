@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -21,7 +20,8 @@ sys.path.insert(0, str(REPO))  # this checkout's grader, not an installed one
 
 from grader.core import budgets  # noqa: E402
 from grader.core.course import exercise_tests  # noqa: E402
-from grader.grading.run import grade  # noqa: E402
+from grader.grading.pipeline import grade  # noqa: E402
+from grader.intake.submission import open_submission  # noqa: E402
 
 
 def main() -> None:
@@ -29,9 +29,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="DRILL",
                         help="grade only these drills (e.g. training/knn); keep the others' times")
     only = parser.parse_args().only
-    with tempfile.TemporaryDirectory() as out:
-        results = grade(REPO, REPO / "reference", Path(out), only=only, show_progress=False,
-                        extra_args=["--isolation", "none"])
+    results = grade(REPO, open_submission(REPO / "reference", REPO), only=only, extra_args=["--isolation", "none"])
     seconds = {ex["id"]: sum(t["duration_s"] for t in ex["tests"]) for ex in results["exercises"]}
     for drill, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         print(f"{s:7.2f} s  {drill}")

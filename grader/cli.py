@@ -15,9 +15,8 @@ import sys
 
 import grader
 from grader.classroom import autograder, classgrade, course_secret
-from grader.core.errors import EXIT_GRADER_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError
 from grader.grading import commands, options
-from grader.grading.run import GraderFailed, GradingInterrupted
 from grader.learner import learn, release
 
 
@@ -43,18 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except UsageError as exc:
-        print(f"torchdrill: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except GradingInterrupted as exc:
-        print(f"torchdrill: {exc}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except TorchdrillError as exc:
+        print(f"torchdrill: {exc.sentence()}", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         print("torchdrill: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except GraderFailed as exc:
-        print(f"torchdrill: grading failed: {exc}", file=sys.stderr)
-        return EXIT_GRADER_FAILED
 
 
 # ------------------------------------------------------------------ grading one submission

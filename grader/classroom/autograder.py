@@ -48,20 +48,17 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import grader
-from grader.classroom import submissions
-from grader.core import notebooks
 from grader.core import results as results_module
 from grader.core import secret as secret_module
 from grader.core.course import exercise_tests, find_course
-from grader.core.errors import EXIT_OK, UsageError
+from grader.core.errors import EXIT_OK, GraderFailed, NotGradable, UsageError
 from grader.core.files import write_atomically
 from grader.core.results import Results
 from grader.core.secret import Secret
-from grader.core.sources import MAX_SOURCE_BYTES
-from grader.core.sources import read as read_source
 from grader.core.stubs import write_stubs
 from grader.grading import options
-from grader.grading.run import GraderFailed, grading_args, run_grading
+from grader.grading.pipeline import grade, grading_args
+from grader.intake.submission import from_files, open_submission
 from grader.reports import exports
 
 ROOT_ENV = "TORCHDRILL_AUTOGRADER_ROOT"
@@ -79,10 +76,6 @@ COURSE_FILES = ("course.toml", "pyproject.toml")
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 GRADER_FAILED = "grader_failed"
 NOT_GRADABLE = "not_gradable"
-
-
-class NotGradable(Exception):
-    """The submission is not one (no drill file, a broken zip): the student's to fix."""
 
 
 # ------------------------------------------------------------------ the scripts
@@ -279,77 +272,25 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ running on Gradescope
 
-def locate(folder: Path, exercise_ids: list[str], work: Path) -> submissions.Entry:
-    """The submission in ``folder`` (``/autograder/submission``): the folder itself in any
-    layout ``grade-all`` accepts, else the one ``.zip`` in it, else loose drill files
-    (``one_hot.py``) put where they belong. ``NotGradable`` says what was found."""
-    entry = submissions.entry_of(folder, exercise_ids, STUDENT)
-    if entry.problem is None:
-        return entry
-    problem = entry.problem.replace(f"{folder.name}/", "your submission", 1)
-    tops = sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.is_dir() else []
-    zips = [p for p in tops if p.is_file() and not p.is_symlink() and p.name.lower().endswith(".zip")]
-    if len(zips) == 1:
-        inner = submissions.entry_of(zips[0], exercise_ids, STUDENT)
-        if inner.problem is None:
-            return inner
-        problem = inner.problem
-    loose = _loose_files(tops, exercise_ids)
-    if loose:
-        flat = work / "loose"
-        submissions.unpack(submissions.pack(loose), flat)
-        inner = submissions.entry_of(flat, exercise_ids, STUDENT)
-        if inner.problem is None:
-            return inner
-    raise NotGradable(problem)
-
-
-def _loose_files(tops: list[Path], exercise_ids: list[str]) -> dict[str, bytes]:
-    """Top-level ``<drill name>.py`` files, keyed by where they belong (a name two drills
-    share is left out: which one it is would be a guess)."""
-    by_name: dict[str, list[str]] = {}
-    for drill in exercise_ids:
-        by_name.setdefault(f"{PurePosixPath(drill).name}.py", []).append(drill)
-    found: dict[str, bytes] = {}
-    for path in tops:
-        drills = by_name.get(path.name, [])
-        if len(drills) == 1:
-            data = read_source(path, MAX_SOURCE_BYTES)
-            if data is not None:
-                found[f"{drills[0]}.py"] = data
-    return found
-
-
 def grade_submission(root: Path, config: dict[str, Any]) -> Results:
-    """Grade ``root/submission`` with the course in ``root/source/torchdrill/course``;
-    the torchdrill results. Raises ``NotGradable`` or ``GraderFailed``."""
+    """Grade ``root/submission`` with the course in ``root/source/torchdrill/course``:
+    opened by the one intake (any layout ``grade-all`` takes, one ``.zip`` in it, loose
+    drill files) and graded by the one pipeline. Raises ``NotGradable`` or ``GraderFailed``."""
     course = root / "source" / PAYLOAD / COURSE
-    ids = list(exercise_tests(course))
-    with tempfile.TemporaryDirectory(prefix="torchdrill-autograder-") as tmp:
-        work = Path(tmp)
-        entry = locate(root / STUDENT, ids, work)
-        notebook = None
-        try:
-            if entry.notebook is not None:  # parsed with nbformat and ast: no cell runs here
-                extraction = submissions.notebook(entry, notebooks.drill_functions(course, ids))
-                files, notebook = extraction.files, extraction.as_json()
-            else:
-                files = submissions.files(entry)
-        except submissions.SubmissionProblem as exc:
-            raise NotGradable(str(exc)) from None
-        folder = work / STUDENT
-        submissions.unpack(submissions.pack(files), folder)
-        os.chmod(work, 0o755)  # the sandbox's copy of it must stay reachable
-        secret_file = root / "source" / PAYLOAD / SECRET
-        args = grading_args(course, config.get("only") or None, 0, config.get("profile"),
-                            [*(config.get("grading_options") or []),
-                             *(["--secret-file", str(secret_file)] if secret_file.is_file() else [])])
-        results = run_grading(course, folder, work / "results.json", args)
-        text = json.dumps(results).replace(json.dumps(str(folder))[1:-1], STUDENT)
-        results = json.loads(text)
-    if notebook is not None:
-        results = notebooks.annotate(results, notebook)
-    results["submission"] = STUDENT if notebook is None else str(notebook["notebook"])
+    folder = root / STUDENT
+    try:
+        submission = open_submission(folder, course, student=STUDENT)
+    except NotGradable as exc:
+        raise NotGradable(str(exc).replace(f"{folder.name}/", "your submission", 1)) from None
+    secret_file = root / "source" / PAYLOAD / SECRET
+    options = [*(config.get("grading_options") or []),
+               *(["--secret-file", str(secret_file)] if secret_file.is_file() else [])]
+    if submission.folder is not None:  # graded from a copy: the upload folder stays as it came
+        submission = from_files(STUDENT, submission.files)
+    results = grade(course, submission, only=config.get("only") or None, profile=config.get("profile"),
+                    extra_args=options)
+    if submission.notebook is not None:
+        results["submission"] = str(submission.notebook["notebook"])
     return results
 
 

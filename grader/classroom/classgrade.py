@@ -18,7 +18,6 @@ folded into the submission's results by test id before they are recorded.
 from __future__ import annotations
 
 import argparse
-import base64
 import concurrent.futures
 import json
 import os
@@ -26,7 +25,7 @@ import statistics
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,30 +42,28 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader.classroom import gradeproc, similarity, submissions
+from grader.classroom import gradeproc, similarity
 from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.classroom.jobs import GradingAnswer, GradingJob, Part
 from grader.core import course as course_module
-from grader.core import notebooks
 from grader.core import results as results_module
 from grader.core import secret as secret_module
 from grader.core.course import exercise_tests, find_course
-from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, UsageError
+from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, NotGradable, UsageError
 from grader.core.files import write_atomically
+from grader.core.isolation import Isolation
+from grader.core.layout import ClassLayout
 from grader.core.results import Results, fold, replace_exercises
 from grader.core.secret import Secret
 from grader.core.stubs import stub_source
 from grader.grading import options
 from grader.grading.commands import check_templates
-from grader.grading.run import grading_args
+from grader.grading.pipeline import grading_args
+from grader.intake.archives import pack
+from grader.intake.reader import Entry, discover
+from grader.intake.submission import from_entry
 from grader.reports import report as report_module
 from grader.sandbox import confine
-
-GRADEBOOK = "gradebook.sqlite"
-STUDENTS = "students"
-CLASS_REPORT = "class.html"
-GRADES_CSV = "grades.csv"
-SIMILARITY_JSON = "similarity.json"
-CUDA_MARKER = "cuda"
 
 
 @dataclass
@@ -75,11 +72,9 @@ class Job:
 
     student: str
     content_hash: str
-    payload: dict[str, Any]  # what gradeproc.grade_job gets
-    gpu: bool = False  # the cuda-only part, for a GPU worker
+    task: GradingJob  # what gradeproc.grade_job gets
     attempted: int = 0  # drills whose file is not the stub: the dearest go first
     earlier: Results | None = None  # this content's results already recorded (--only)
-    notebook: dict[str, Any] | None = None  # a notebook's cells per function (Extraction.as_json)
 
 
 @dataclass
@@ -111,7 +106,7 @@ class LocalRunner:
                                                           thread_name_prefix="grading")
 
     def submit(self, job: Job) -> concurrent.futures.Future:
-        return self.pool.submit(gradeproc.grade_job, job.payload)
+        return self.pool.submit(gradeproc.grade_job, job.task)
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         return concurrent.futures.as_completed(futures)
@@ -138,10 +133,9 @@ class DaskRunner:
             raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
     def submit(self, job: Job) -> Any:
-        resources = {"GPU": 1} if job.gpu else None
-        return self.client.submit(gradeproc.grade_job, job.payload, resources=resources,
-                                  pure=False, key=f"grade-{job.student}-{'gpu' if job.gpu else 'cpu'}"
-                                                  f"-{os.urandom(4).hex()}")
+        gpu = job.task.part is Part.CUDA
+        return self.client.submit(gradeproc.grade_job, job.task, resources={"GPU": 1} if gpu else None,
+                                  pure=False, key=f"grade-{job.student}-{job.task.part}-{os.urandom(4).hex()}")
 
     def completed(self, futures: list[Any]) -> Iterator[Any]:
         from distributed import as_completed
@@ -160,47 +154,34 @@ class DaskRunner:
 class ClassGrading:
     """One grade-all run: plan the jobs, run them, record and publish."""
 
-    def __init__(self, course: Path, out: Path, pytest_args: list[str], isolation: str,
-                 only: list[str] | None, force: bool, console: Console,
-                 sandbox_off: list[str] | None = None, allow_degraded: bool = False,
-                 secret: Secret | None = None):
-        """``sandbox_off``: the layers forced off (also in ``pytest_args``); without
-        ``allow_degraded`` a grading process refuses to grade where a layer is off.
-        ``secret``: the course secret the examples are drawn from (None: the public
-        ones); it travels in each job, to whichever machine grades it."""
+    def __init__(self, course: Path, out: Path, template: GradingJob, only: list[str] | None,
+                 force: bool, console: Console, secret: Secret | None = None):
+        """``template``: how every submission is graded (its student and files are each
+        job's own); ``secret``: the course secret the examples are drawn from (None:
+        the public ones); its text travels in each job, to whichever machine grades it."""
         self.course, self.out, self.console = course, out, console
-        self.sandbox_off, self.allow_degraded = list(sandbox_off or []), allow_degraded
-        self.pytest_args, self.isolation = pytest_args, isolation
+        self.template = template
         self.only, self.force = only, force
-        self.secret = secret
         self.suite = results_module.suite_hash(course / "tests", secret.digest if secret else None)
         self.wanted = set(only or exercise_tests(course))
-        self.stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))
         self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
 
-    def plan(self, book: Gradebook, entries: list[submissions.Entry], gpu: bool) -> list[Job]:
+    def plan(self, book: Gradebook, entries: list[Entry], gpu: bool) -> list[Job]:
         current = book.current()
         stub_paths = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
                       for drill in self.wanted}
         stubs = {rel: path.read_bytes() for rel, path in stub_paths.items() if path.is_file()}
         jobs: list[Job] = []
         for entry in entries:
-            if entry.problem:
-                self._problem(book, entry.student, entry.problem)
-                continue
-            notebook = None
             try:
-                if entry.notebook is not None:  # read with nbformat and ast: no cell runs here
-                    extraction = submissions.notebook(entry, self.stubs)
-                    files, notebook = extraction.files, extraction.as_json()
-                else:
-                    files = submissions.files(entry)
-            except submissions.SubmissionProblem as exc:
+                submission = from_entry(entry, self.course)  # a notebook: read, no cell runs here
+            except NotGradable as exc:
                 self._problem(book, entry.student, str(exc))
                 continue
+            files = dict(submission.files)
             self.sources[entry.student] = files
-            digest = submissions.content_hash(files)
+            digest = submission.content_hash
             earlier = (current[entry.student]
                        if book.is_graded(entry.student, digest, self.suite) else None)
             if earlier is not None and not self.force \
@@ -209,22 +190,17 @@ class ClassGrading:
                 continue
             if not self.only or self.force:
                 earlier = None  # nothing of it is kept
-            payload = {"student": entry.student, "course": str(self.course),
-                       "isolation": self.isolation, "args": self.pytest_args,
-                       "allow_degraded": self.allow_degraded, "sandbox_off": self.sandbox_off,
-                       "secret": self.secret.text if self.secret else None,
-                       "files": base64.b64encode(submissions.pack(files)).decode()}
+            task = replace(self.template, student=entry.student, files=pack(files), kind=submission.kind,
+                           notebook=submission.notebook)
             attempted = sum(files.get(rel) not in (None, stub) for rel, stub in stubs.items())
-            jobs.append(Job(entry.student, digest, payload, attempted=attempted, earlier=earlier,
-                            notebook=notebook))
+            jobs.append(Job(entry.student, digest, task, attempted=attempted, earlier=earlier))
             if gpu:
-                jobs.append(Job(entry.student, digest,
-                                {**payload, "args": [*self.pytest_args, "-m", CUDA_MARKER]},
-                                gpu=True, attempted=attempted, earlier=earlier, notebook=notebook))
+                jobs.append(Job(entry.student, digest, replace(task, part=Part.CUDA),
+                                attempted=attempted, earlier=earlier))
         # Longest first, so no worker is left with a long grading at the end while the
         # others idle. A stub's drill is graded in a blink ("not attempted" at the first
         # call), so the number of drills that differ from their stub is the estimate.
-        jobs.sort(key=lambda job: (-job.attempted, job.student, job.gpu))
+        jobs.sort(key=lambda job: (-job.attempted, job.student, job.task.part))
         return jobs
 
     def _problem(self, book: Gradebook, student: str, reason: str) -> None:
@@ -237,7 +213,7 @@ class ClassGrading:
     def run(self, book: Gradebook, runner: Runner, jobs: list[Job]) -> None:
         students = sorted({job.student for job in jobs})
         parts = {s: sum(1 for j in jobs if j.student == s) for s in students}
-        answers: dict[str, dict[bool, dict[str, Any]]] = {s: {} for s in students}
+        answers: dict[str, dict[Part, GradingAnswer]] = {s: {} for s in students}
         futures = {runner.submit(job): job for job in jobs}
         with _progress(self.console) as progress:
             task = progress.add_task("grading", total=len(students))
@@ -246,42 +222,41 @@ class ClassGrading:
                 try:
                     answer = future.result()
                 except Exception as exc:  # noqa: BLE001 - a Dask worker lost, a task that could not run
-                    answer = {"error": f"{type(exc).__name__}: {exc}"}
-                answers[job.student][job.gpu] = answer
+                    answer = GradingAnswer(error=f"{type(exc).__name__}: {exc}")
+                answers[job.student][job.task.part] = answer
                 if len(answers[job.student]) == parts[job.student]:
                     self._take(book, job, answers.pop(job.student))
                     progress.advance(task)
                     if not self.console.is_terminal:  # a log (CI): one line per submission
                         done = int(progress.tasks[0].completed)
                         self.console.print(f"[{done}/{len(students)}] {job.student} "
-                                           f"({answer.get('wall_s', 0):.1f} s)", highlight=False)
+                                           f"({answer.wall_s:.1f} s)", highlight=False)
 
-    def _take(self, book: Gradebook, job: Job, answers: dict[bool, dict[str, Any]]) -> None:
+    def _take(self, book: Gradebook, job: Job, answers: dict[Part, GradingAnswer]) -> None:
         student = job.student
-        errors = [a["error"] for a in answers.values() if "error" in a]
+        errors = [a.error for a in answers.values() if a.error is not None]
         if errors:
             return self._failed(book, student, errors[0])
-        answer = answers[False]
-        results: Results = answer["results"]
+        answer, cuda = answers[Part.ALL], answers.get(Part.CUDA)
+        results = answer.results
+        if results is None:
+            return self._failed(book, student, "the grading process sent no results")
         if results.get("suite_hash") != self.suite:
             return self._failed(book, student, (
                 f"graded with another version of the tests (suite {results.get('suite_hash')}, "
-                f"this course's is {self.suite}): update the course on {answer.get('worker')}"))
-        if True in answers:  # the cuda part, from a GPU worker
+                f"this course's is {self.suite}): update the course on {answer.worker}"))
+        if cuda is not None and cuda.results is not None:  # the cuda part, from a GPU worker
             try:
-                results, _ = fold(results, answers[True]["results"])
+                results, _ = fold(results, cuda.results)
             except results_module.ResultsError as exc:
                 return self._failed(book, student, f"its cuda tests could not be folded in: {exc}")
         results["environment"]["grading"] = {  # where it ran, for the instructor's record
-            "worker": answer.get("worker"),
-            **({"cuda_worker": answers[True].get("worker")} if True in answers else {})}
-        if job.notebook is not None:  # which cell each function came from
-            results = notebooks.annotate(results, job.notebook)
+            "worker": answer.worker, **({"cuda_worker": cuda.worker} if cuda is not None else {})}
         if job.earlier is not None:  # --only: the exercises not graded now stay as they were
             results = replace_exercises(job.earlier, results)
         write_student(self.out, self.course, student, results)
-        book.record(student, job.content_hash, results, wall_s=answer["wall_s"],
-                    tests_s=answer.get("tests_s", 0.0), worker=answer.get("worker", "?"))
+        book.record(student, job.content_hash, results, wall_s=answer.wall_s,
+                    tests_s=answer.tests_s, worker=answer.worker)
         self.tally.graded.append(student)
 
     def _failed(self, book: Gradebook, student: str, reason: str) -> None:
@@ -293,9 +268,9 @@ class ClassGrading:
 
 def write_student(out: Path, course: Path, student: str, results: Results) -> Path:
     """``DIR/students/<ID>/results.json`` and ``index.html``, each written atomically."""
-    folder = out / STUDENTS / student
-    results_module.write(results, folder / "results.json")
-    return report_module.write_report(results, folder, course)
+    layout = ClassLayout(out).student(student)
+    results_module.write(results, layout.results)
+    return report_module.write_report(results, layout.root, course)
 
 
 def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
@@ -308,7 +283,7 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
 
     current = book.current()
     problems = book.problems()
-    stored = out / SIMILARITY_JSON
+    stored = ClassLayout(out).similarity
     if found is None and reuse and stored.is_file():
         try:
             found = similarity.refresh(json.loads(stored.read_text(encoding="utf-8")), current)
@@ -316,7 +291,7 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
             found = None
     written = {"class report": classreport.write_class_report(current, problems, out, course,
                                                               similarity=found),
-               "grades": exports.write_grades_csv(current, out / GRADES_CSV,
+               "grades": exports.write_grades_csv(current, ClassLayout(out).grades_csv,
                                                   course=_course_or_none(course))}
     if found is not None:
         write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
@@ -375,19 +350,20 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
             raise UsageError(refused)
     check_templates(course)  # a missing template is reported now, not after grading
     drawn = secret_module.official(args.secret_file, args.public_examples)
+    grading_args(course, args.only)  # an unknown --only drill stops here
     # The secret travels in the jobs (a cluster's machines have no file of it), not as a path.
-    pytest_args = grading_args(course, args.only, 0, args.profile,
-                               options.pytest_args(args, args.isolation,
-                                                   [o for o in options.GRADING if o is not options.SECRET_FILE]))
-    if args.marker:
-        pytest_args += ["-m", args.marker]
+    template = GradingJob(student="", course=str(course), files=b"", isolation=Isolation(args.isolation),
+                          options=options.pytest_args(args, args.isolation,
+                                                      [o for o in options.GRADING if o is not options.SECRET_FILE]),
+                          only=args.only, profile=args.profile, marker=args.marker,
+                          secret=drawn.text if drawn else None, sandbox_off=off,
+                          allow_degraded=args.allow_degraded)
     console = Console(stderr=True, soft_wrap=True)
     console.print("examples: " + (f"official, from the course secret {drawn.source} ({drawn.digest})"
                                   if drawn else "public (--public-examples): every student can replay them"),
                   highlight=False)
-    grading = ClassGrading(course, out, pytest_args, args.isolation, args.only, args.force, console,
-                           sandbox_off=off, allow_degraded=args.allow_degraded, secret=drawn)
-    entries = submissions.discover(folder.resolve(), exercise_tests(course))
+    grading = ClassGrading(course, out, template, args.only, args.force, console, secret=drawn)
+    entries = discover(folder.resolve(), exercise_tests(course))
     gradeproc.remove_stale()
     started = time.perf_counter()
     runner: LocalRunner | DaskRunner = (DaskRunner(args.scheduler) if args.scheduler
@@ -438,7 +414,7 @@ def pristine_stubs(course: Path) -> dict[str, str]:
 @contextmanager
 def _open_gradebook(out: Path) -> Iterator[Gradebook]:
     try:
-        book = Gradebook.open(out / GRADEBOOK)
+        book = Gradebook.open(ClassLayout(out).gradebook)
     except GradebookError as exc:
         raise UsageError(str(exc)) from None
     with book:
@@ -458,7 +434,7 @@ def _summary(tally: Tally, current: Mapping[str, Results], written: dict[str, Pa
         top = next(iter(current.values()))["max_score"]
         median = statistics.median(r["score"] for r in current.values())  # as the class report's
         print(f"class: {len(current)} student(s), median {round(median, 2):g} of {top:g}")
-    print(f"gradebook: {out / GRADEBOOK}")
+    print(f"gradebook: {ClassLayout(out).gradebook}")
     for what, path in written.items():
         print(f"{what}: {path}")
 
@@ -467,8 +443,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     """Fold results from another runner (a CUDA runner's) into the gradebook."""
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     out = Path(args.out).resolve()
-    if not (out / GRADEBOOK).is_file():
-        raise UsageError(f"no gradebook at {out / GRADEBOOK}: run grade-all first")
+    if not ClassLayout(out).gradebook.is_file():
+        raise UsageError(f"no gradebook at {ClassLayout(out).gradebook}: run grade-all first")
     if args.student and len(args.results) != 1:
         raise UsageError("--student names the student of one RESULTS_JSON; give one file")
     with _open_gradebook(out) as book:

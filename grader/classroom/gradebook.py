@@ -34,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from grader.core.errors import UsageError
 from grader.core.outcomes import PASSED
 from grader.core.results import MergeReport, Results, ResultsError, fold, validate
 from grader.reports.present import property_points
@@ -45,7 +46,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000  # a reader's checkpoint can briefly hold the writer back
 
 
-class GradebookError(Exception):
+class GradebookError(UsageError):
     """The gradebook cannot be opened, or refuses a write; the message names the file."""
 
 

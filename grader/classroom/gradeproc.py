@@ -3,10 +3,9 @@
 ``grade-all`` needs hundreds of gradings. Starting a grader for each would pay
 torch's import, pytest's start and the sandbox zygote's start (~5 s together,
 more than a stub's whole grading) every time. A grading process pays them once:
-it reads a job (one JSON line on stdin: the student, the submission's files
-packed by ``grader.classroom.submissions.pack``, the pytest arguments), grades it with the
-same ``grader.grading.run.run_grading`` as ``torchdrill grade``, and answers one JSON
-line with the results on its protocol channel.
+it reads a job (``grader.classroom.jobs.GradingJob``, one JSON line on stdin),
+grades it with the same ``grader.grading.pipeline.grade`` as ``torchdrill grade``,
+and answers one JSON line (``GradingAnswer``) on its protocol channel.
 
 Student code never runs in this process except under ``--isolation none``, where
 the client restarts the process after every job, so nothing one submission did
@@ -21,7 +20,6 @@ its own grading process (``_local``).
 
 from __future__ import annotations
 
-import base64
 import ctypes
 import json
 import os
@@ -36,7 +34,10 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grader.classroom.jobs import GradingAnswer, GradingJob
+from grader.core.errors import GraderFailed
 from grader.core.files import remove_tree
+from grader.core.isolation import Isolation
 from grader.core.secret import ENV as SECRET_ENV
 from grader.sandbox import confine, launch
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 STDERR_TAIL = 4000  # characters of a dead grading process's stderr kept for the message
 
 
-class GradingCrashed(RuntimeError):
+class GradingCrashed(GraderFailed, RuntimeError):
     """The grading process died or answered nonsense during a job (not the student's fault
     as far as the grader can tell: a sandboxed submission cannot kill it)."""
 
@@ -80,14 +81,14 @@ class GradingProcess:
         for line in proc.stderr:
             self._stderr.append(line.decode(errors="replace"))
 
-    def grade(self, job: dict[str, Any], fresh: bool = False) -> dict[str, Any]:
+    def grade(self, job: GradingJob, fresh: bool = False) -> GradingAnswer:
         """Grade ``job`` (see ``serve``); ``fresh``: in a new process, closed after."""
         if fresh or self.proc is None or self.proc.poll() is not None:
             self.close()
             self._start()
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
         try:
-            self.proc.stdin.write(json.dumps(job).encode() + b"\n")
+            self.proc.stdin.write(json.dumps(job.to_json()).encode() + b"\n")
             self.proc.stdin.flush()
             line = self.proc.stdout.readline()
         except (BrokenPipeError, OSError):
@@ -99,10 +100,10 @@ class GradingProcess:
             self.proc = None
             tail = "".join(self._stderr)[-STDERR_TAIL:]
             raise GradingCrashed(f"the grading process died (exit {_exit_text(code)}) while "
-                                 f"grading {job.get('student')}; its last output:\n{tail}")
+                                 f"grading {job.student}; its last output:\n{tail}")
         self.jobs += 1
         try:
-            answer = json.loads(line)
+            answer = GradingAnswer.from_json(json.loads(line))
         except ValueError:
             self.close()
             raise GradingCrashed(f"the grading process answered nonsense: {line[:200]!r}") from None
@@ -137,21 +138,20 @@ _all_lock = threading.Lock()
 _closing = threading.Event()  # set by close_all: no grading process starts after it
 
 
-def grade_job(job: dict[str, Any]) -> dict[str, Any]:
+def grade_job(job: GradingJob) -> GradingAnswer:
     """Grade one job in this thread's grading process (started on first use).
 
-    The answer is ``{"results": ..., "wall_s": ..., "tests_s": ..., "worker": ...}``
-    or ``{"error": ...}`` when grading failed; a grading process that dies is
-    replaced and the job tried once more, then reported as an error.
+    A grading process that dies is replaced and the job tried once more, then
+    reported as the answer's error.
     """
     if _closing.is_set():
-        return {"error": "grading was stopped before this submission's turn"}
+        return GradingAnswer(error="grading was stopped before this submission's turn")
     process = getattr(_local, "process", None)
     if process is None:
         with _all_lock:
             process = _local.process = GradingProcess(slot=len(_all))
             _all.append(process)
-    fresh = job.get("isolation") == "none"  # student code ran in it: never reuse it
+    fresh = job.isolation is Isolation.NONE  # student code ran in it: never reuse it
     started = time.perf_counter()
     try:
         try:
@@ -161,9 +161,9 @@ def grade_job(job: dict[str, Any]) -> dict[str, Any]:
                 raise
             answer = process.grade(job, fresh=fresh)  # a new process, once
     except GradingCrashed as exc:
-        answer = {"error": str(exc)}
-    answer["wall_s"] = round(time.perf_counter() - started, 4)  # as the caller saw it
-    answer["worker"] = f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"
+        answer = GradingAnswer(error=str(exc))
+    answer.wall_s = round(time.perf_counter() - started, 4)  # as the caller saw it
+    answer.worker = f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"
     return answer
 
 
@@ -212,39 +212,29 @@ class _TestTime:
         self.seconds += report.duration
 
 
-def serve(job: dict[str, Any], work: Path) -> dict[str, Any]:
-    """Grade one job: unpack its files into ``work/<student>``, run pytest, answer.
+def serve(job: GradingJob, work: Path) -> GradingAnswer:
+    """Grade one job with the one pipeline (``grader.grading.pipeline.grade``): its
+    files laid out under ``work``, shown as ``<student>/...`` in the results, so
+    messages and tracebacks are the same on every machine and every run."""
+    from grader.grading.pipeline import grade
+    from grader.intake.archives import unpacked
+    from grader.intake.submission import from_files
 
-    Paths under the unpacked folder are shown as ``<student>/...`` in the results,
-    so messages and tracebacks are the same on every machine and every run.
-    """
-    from grader.classroom import submissions
-    from grader.grading.run import GraderFailed, run_grading
-
-    if not job.get("allow_degraded"):  # asked on the machine that grades (a cluster's too)
-        refused = confine.refuse_degraded(job["isolation"], job.get("sandbox_off") or [])
+    if not job.allow_degraded:  # asked on the machine that grades (a cluster's too)
+        refused = confine.refuse_degraded(job.isolation, job.sandbox_off)
         if refused:
-            return {"error": f"{socket.gethostname()}: {refused}"}
-    course = Path(job["course"])
-    student = job["student"]
-    folder = work / student
-    remove_tree(folder)
-    submissions.unpack(base64.b64decode(job["files"]), folder)
+            return GradingAnswer(error=f"{socket.gethostname()}: {refused}")
+    course = Path(job.course)
+    submission = from_files(job.student, unpacked(job.files), job.kind, job.notebook)
     timer = _TestTime()
-    results_path = work / f".{student}.results.json"
-    _examples_from(job.get("secret"))
+    _examples_from(job.secret)
     try:
-        results = run_grading(course, folder, results_path, job["args"], plugins=[timer])
+        results = grade(course, submission, only=job.only, profile=job.profile,
+                        extra_args=job.pytest_options(), plugins=[timer], work=work,
+                        after=lambda folder: _forget_modules(course / "tests", folder))
     except GraderFailed as exc:
-        return {"error": str(exc)}
-    finally:
-        _forget_modules(course / "tests", folder)
-        remove_tree(folder)
-        results_path.unlink(missing_ok=True)
-    text = json.dumps(results).replace(json.dumps(str(folder))[1:-1], student)
-    results = json.loads(text)
-    results["submission"] = student
-    return {"results": results, "tests_s": round(timer.seconds, 4)}
+        return GradingAnswer(error=exc.sentence())
+    return GradingAnswer(results=results, tests_s=round(timer.seconds, 4))
 
 
 def _examples_from(secret: Any) -> None:
@@ -282,7 +272,7 @@ def main() -> None:
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    from grader.grading.run import freeze_heavy_imports
+    from grader.grading.pipeline import freeze_heavy_imports
 
     freeze_heavy_imports()
     work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-"))
@@ -290,12 +280,11 @@ def main() -> None:
     tempfile.tempdir = str(work)  # the sandbox's zygote and copies live here too
     try:
         for line in sys.stdin:
-            job = json.loads(line)
             try:
-                answer = serve(job, work)
+                answer = serve(GradingJob.from_json(json.loads(line)), work)
             except Exception as exc:  # noqa: BLE001 - a bad job must not end the process
-                answer = {"error": f"{type(exc).__name__}: {exc}"}
-            channel.write(json.dumps(answer) + "\n")
+                answer = GradingAnswer(error=f"{type(exc).__name__}: {exc}")
+            channel.write(json.dumps(answer.to_json()) + "\n")
             channel.flush()
     finally:
         sandboxes = sys.modules.get("grader.sandbox.sandboxes")

@@ -12,15 +12,14 @@ works: its drills come from the test files, in id order, without hints.
 
 This module is also the one place that knows the course's layout: where a course
 is (``find_course``), which drills its tests define (``exercise_tests``), a
-drill's id from its test file (``exercise_id``) and the folder a submission's
-exercises are in (``resolve_submission``).
+drill's id from its test file (``exercise_id``). Where a submission's exercises
+are is the intake's question (``grader.intake``).
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import os
 import tomllib
 from collections import Counter
 from collections.abc import Iterable
@@ -34,7 +33,7 @@ COURSE_FILE = "course.toml"
 TESTS_DIR = "tests"
 
 
-class CourseError(Exception):
+class CourseError(UsageError):
     """``course.toml`` is unreadable or names a drill that does not exist; one sentence."""
 
 
@@ -173,33 +172,6 @@ def course_root(test_path: Path) -> Path:
     return Path(*parts[:len(parts) - 1 - parts[::-1].index(TESTS_DIR)])
 
 
-def resolve_submission(course: Path, given: str) -> Path:
-    """The folder to grade; a student's handout folder is graded through its exercises/.
-
-    A symbolic link, as the folder or as a handout's ``exercises/``, is refused: it
-    would grade whatever it points to (a classmate's work, the course's reference,
-    which ``--isolation auto`` would then run in-process)."""
-    for candidate in (Path(given), course / given):
-        if candidate.is_dir():
-            _refuse_links(candidate)
-            folder = submission_folder(candidate.resolve())
-            _refuse_links(folder)
-            return folder
-    if Path(given).exists():
-        raise UsageError(f"submission {given} is not a folder: give a folder laid out like exercises/")
-    looked = list(dict.fromkeys(str(p) for p in (Path(given).absolute(), (course / given).absolute())))
-    raise UsageError(f"submission folder {given} does not exist" + (
-        f" (looked for {looked[0]} and {looked[1]})" if len(looked) > 1 else ""))
-
-
-def _refuse_links(folder: Path) -> None:
-    if folder.is_symlink():
-        raise UsageError(f"submission {folder} is a symbolic link (to {os.readlink(folder)}): "
-                         "give the folder itself; links are never followed into a grade")
-
-
-# ------------------------------------------------------------------ loading
-
 def load(root: Path) -> Course:
     """The course at ``root``: ``course.toml`` in its order, then any drill that has
     tests but is missing from it; without ``course.toml``, the test files' drills."""
@@ -308,16 +280,6 @@ def _marker_points(tree: ast.Module) -> float | None:
                 if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
                     return float(value.value)
     return None
-
-
-# ------------------------------------------------------------------ submissions
-
-def submission_folder(folder: Path) -> Path:
-    """The exercises of a submission: a student's handout folder (a release, with
-    ``course.toml`` and ``exercises/``) is graded through its ``exercises/``."""
-    if (folder / COURSE_FILE).is_file() and (folder / "exercises").is_dir():
-        return folder / "exercises"
-    return folder
 
 
 def annotate(results: Any, root: Path, hints_used: dict[str, int]) -> None:

@@ -1,7 +1,18 @@
-"""What a command reports when it cannot do what was asked, and its exit codes.
+"""What a command reports when it cannot do what was asked, and its exit code.
 
-Every layer may raise ``UsageError``; ``grader.cli`` prints it as one sentence
-(``torchdrill: ...``) and exits with ``EXIT_USAGE``.
+Every error a user can meet derives from ``TorchdrillError`` and carries its exit
+code; ``grader.cli`` prints it as one sentence (``torchdrill: ...``) and exits
+with that code, so no command translates errors into exit codes by hand:
+
+- ``UsageError`` (2): what was asked cannot be done as asked (a missing folder,
+  an unknown drill, a bad course.toml, a submission that cannot be read).
+- ``GraderFailed`` (3): the grader itself could not grade (a broken test file, a
+  sandbox that would not start, a grading process that died). Never a student's
+  zero: no results are written.
+- ``GradingInterrupted`` (130): Ctrl-C stopped a grading; nothing was recorded.
+
+The outcomes of one call of student code (``grader.core.outcomes``: not attempted,
+timed out, a broken contract) are not errors of a command: they become verdicts.
 """
 
 from __future__ import annotations
@@ -12,5 +23,34 @@ EXIT_GRADER_FAILED = 3
 EXIT_INTERRUPTED = 130  # what a shell reports for a command stopped by Ctrl-C (128 + SIGINT)
 
 
-class UsageError(Exception):
+class TorchdrillError(Exception):
+    """A command could not do what was asked; ``exit_code`` is what it exits with."""
+
+    exit_code = EXIT_USAGE
+    prefix = ""  # put before the message: the kind of failure, where the message alone does not say it
+
+    def sentence(self) -> str:
+        return f"{self.prefix}{self}"
+
+
+class UsageError(TorchdrillError):
     """A problem with what the user asked for; printed as one clear sentence."""
+
+
+class NotGradable(UsageError):
+    """A submission that cannot be graded as handed in; the sentence says what was
+    found where (a student's problem, reported per entry in a class)."""
+
+
+class GraderFailed(TorchdrillError):
+    """Grading itself did not work (not a low score: the grader could not grade)."""
+
+    exit_code = EXIT_GRADER_FAILED
+    prefix = "grading failed: "
+
+
+class GradingInterrupted(GraderFailed):
+    """Ctrl-C stopped pytest before it finished grading."""
+
+    exit_code = EXIT_INTERRUPTED
+    prefix = ""

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
 import grader
+from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.outcomes import NOT_RUN, TEST_OUTCOMES
 from grader.core.scoring import score_exercise
@@ -33,7 +34,7 @@ from grader.core.scoring import score_exercise
 SCHEMA_VERSION = 1
 
 
-class ResultsError(ValueError):
+class ResultsError(UsageError, ValueError):
     """Not a torchdrill results document, or results that do not mix; one sentence."""
 
 

@@ -6,7 +6,7 @@ socket or device, a name that a module can have, at most ``MAX_SOURCE_BYTES`` ea
 (a larger one is skipped: a 1 MiB drill file is not a drill file) and
 ``MAX_SUBMISSION_BYTES`` in all. The sandbox copies exactly these
 (``grader.sandbox.sandboxes.copy_sources``) and class grading reads, hashes and packs
-exactly these (``grader.classroom.submissions``), from a folder or a zip alike.
+exactly these (``grader.intake``), from a folder or a zip alike.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from grader.core.errors import NotGradable
+
 MAX_SOURCE_BYTES = 1 * 2**20  # per .py file; a larger one is skipped
 MAX_SUBMISSION_BYTES = 16 * 2**20  # all the .py files of one submission
 MAX_FILES = 50_000  # files (or zip members) of one submission's folder, before any is read
@@ -27,7 +29,7 @@ IGNORED_NAMES = frozenset({"__MACOSX"})  # macOS zips' resource forks, never sou
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-class SourceProblem(Exception):
+class SourceProblem(NotGradable):
     """A submission's sources cannot be read as graded; one sentence naming the file."""
 
 

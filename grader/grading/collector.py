@@ -1,9 +1,12 @@
-"""Fold graded test reports into ``results.json``; runs on the controller only.
+"""Fold graded test reports into results; runs on the controller only.
 
 Graded tests carry their exercise, points and weight (``META``) and their
 outcome (``OUTCOME``) as ``report.user_properties``, which travel with reports
-from xdist workers; the collector turns them into ``TestRecord``s, builds the
-results when the session ends and prints the score table.
+from xdist workers; the collector turns them into ``TestRecord``s and builds the
+results when the session ends, which ``grader.grading.pipeline`` reads from it (a
+pytest run given ``--results FILE`` also gets them written there, and the score
+table printed). A session it stops (a broken sandbox, a crashed worker) leaves
+``failure`` saying why.
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ import pytest
 from grader.core import budgets, course, hints
 from grader.core import results as results_module
 from grader.core.course import course_root
+from grader.core.errors import GraderFailed
 from grader.core.outcomes import ERROR, PASSED
 from grader.core.results import Results
 from grader.grading import scan
-from grader.grading.run import GRADING_INCOMPLETE, SANDBOX_FAILED
 from grader.reports.table import render
 
 META = "torchdrill.meta"
 OUTCOME = "torchdrill.outcome"
 SANDBOX_BROKEN = "torchdrill.sandbox_broken"  # report property: why (grader.sandbox.zygote.SandboxBroken)
+SANDBOX_HELP = ("see `python -I -m grader.sandbox.confine` for this machine's layers; --sandbox-off LAYER "
+                "or --isolation process grade without the failing one")
 
 
 def submission_root(config: pytest.Config, test_path: Path) -> Path:
@@ -45,7 +50,8 @@ class ResultsCollector:
         self.examples = examples or {"drawn": "public"}
         self.exercises: dict[str, results_module.ExerciseInfo] = {}
         self.tests: dict[str, results_module.TestRecord] = {}
-        self.results: Results | None = None
+        self.results: Results | None = None  # built when the session ends (None: no grading)
+        self.failure: GraderFailed | None = None  # why the session was stopped without a grade
         self.tests_dir: Path | None = None
         self.isolation: dict[str, Any] | None = None
         # Tests whose verdict came: their call's report, or a setup that did not pass. A
@@ -58,7 +64,9 @@ class ResultsCollector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
         if SANDBOX_BROKEN in props:  # no score at all, rather than a zero for every test
-            pytest.exit(str(props[SANDBOX_BROKEN]), returncode=SANDBOX_FAILED)
+            why = str(props[SANDBOX_BROKEN]) or "the sandbox could not start"
+            self.failure = GraderFailed(f"{why} ({SANDBOX_HELP})")
+            pytest.exit(why, returncode=self.failure.exit_code)
         if META not in props or OUTCOME not in props:
             record = self.tests.get(report.nodeid)
             if record is not None and report.failed:  # xdist's word that the test's process died
@@ -107,10 +115,11 @@ class ResultsCollector:
         started = {nodeid.split("::")[0] for nodeid in self.tests}
         never = sorted(i for i in self.collected - self.tests.keys() if i.split("::")[0] in started)
         if never:
-            pytest.exit(f"{len(never)} test(s) never ran ({', '.join(never[:3])}{', ...' if len(never) > 3 else ''}): "
-                        f"the process running {', '.join(dict.fromkeys(self.crashed)) or 'their file'} ended during "
-                        "it (os._exit, a crash, a signal), and pytest-xdist ran no more of its file",
-                        returncode=GRADING_INCOMPLETE)
+            why = (f"{len(never)} test(s) never ran ({', '.join(never[:3])}{', ...' if len(never) > 3 else ''}): "
+                   f"the process running {', '.join(dict.fromkeys(self.crashed)) or 'their file'} ended during "
+                   "it (os._exit, a crash, a signal), and pytest-xdist ran no more of its file")
+            self.failure = GraderFailed(f"{why} (--isolation sandbox keeps such a crash to the call it happened in)")
+            pytest.exit(why, returncode=self.failure.exit_code)
         return done
 
     @staticmethod
@@ -122,7 +131,7 @@ class ResultsCollector:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         path = self.config.getoption("results")
-        if exitstatus in (pytest.ExitCode.INTERRUPTED, SANDBOX_FAILED, GRADING_INCOMPLETE):
+        if exitstatus == pytest.ExitCode.INTERRUPTED or self.failure is not None:
             if path:  # a stopped session's partial results are no grade, nor is an older file
                 Path(path).unlink(missing_ok=True)
             return

@@ -1,5 +1,9 @@
 """``torchdrill grade`` and ``torchdrill report``: grade one submission, render its report.
 
+``grade`` opens what it is given (``grader.intake``: a folder, a zip, a notebook,
+loose drill files), grades it (``grader.grading.pipeline.grade``) and writes
+results.json once, then the report.
+
 ``grade`` exits 0 whenever grading itself worked, whatever the score.
 """
 
@@ -12,9 +16,11 @@ from grader.core import results as results_module
 from grader.core import secret
 from grader.core.course import find_course
 from grader.core.errors import EXIT_OK, UsageError
+from grader.core.layout import Layout
 from grader.core.results import Results
-from grader.grading import intake, options
-from grader.grading.run import grade, isolation
+from grader.grading import options
+from grader.grading.pipeline import grade, isolation
+from grader.intake.submission import open_submission
 from grader.reports import exports, table
 from grader.reports import report as report_module
 from grader.sandbox import zygote
@@ -22,27 +28,26 @@ from grader.sandbox import zygote
 
 def cmd_grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
-    out = Path(args.out) if args.out else course / "reports"
+    layout = Layout(Path(args.out)) if args.out else Layout.default(course)
     check_templates(course)  # a missing template is reported now, not after grading
     if not args.public_examples:
         secret.given(args.secret_file)  # a bad secret stops here, before the grading
-    with intake.prepared(course, args.submission) as given:  # a notebook: read into exercise files
-        submission = given.folder
-        mode = isolation(args.isolation, course, submission)
-        # The zygote imports torch while this process does (with -n, pytest-xdist's
-        # workers share it: ``GradingSession.pytest_configure_node``).
-        zygote.start_early(mode, args.sandbox_off or (),
-                           zygote.warm_for(len(args.only) if args.only else None))
-        results = grade(course, submission, out.resolve(), only=args.only, workers=args.workers,
-                        profile=args.profile, extra_args=options.pytest_args(args, mode))
-        results = intake.finish(results, given, out.resolve() / "results.json")
+    submission = open_submission(args.submission, course)
+    mode = isolation(args.isolation, course, submission)
+    # The zygote imports torch while this process does (with -n, pytest-xdist's
+    # workers share it: ``GradingSession.pytest_configure_node``).
+    zygote.start_early(mode, args.sandbox_off or (),
+                       zygote.warm_for(len(args.only) if args.only else None))
+    results = grade(course, submission, only=args.only, workers=args.workers, profile=args.profile,
+                    extra_args=options.pytest_args(args, mode), show_progress=True)
+    results_module.write(results, layout.results)  # only a finished grading replaces the last one
     table.render(results, verbose=args.verbose)
     print(f"isolation: {table.isolation_summary(results)}")
     drawn = results["environment"].get("examples") or {}
     print("examples: " + (f"official, from the course secret {drawn.get('secret')} (wider ranges)"
                           if drawn.get("drawn") == "secret" else "public (what every learner can replay)"))
-    print(f"results: {out / 'results.json'}")
-    _publish(results, out, course, args)
+    print(f"results: {layout.results}")
+    _publish(results, layout.root, course, args)
     return EXIT_OK
 
 

@@ -39,6 +39,7 @@ from grader.core.errors import UsageError
 from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, PASSED, TIMED_OUT, SubmissionError, TimedOut
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
+from grader.grading.pipeline import COLLECTOR
 from grader.sandbox import zygote
 from grader.sandbox.zygote import SandboxBroken, warm_for
 
@@ -99,7 +100,7 @@ class GradingSession:
         if not hasattr(config, "workerinput"):  # controller (or no xdist): collect results
             drawn = ({"drawn": "secret", "secret": self.secret.digest, "widened": examples.FACTOR}
                      if self.secret is not None else {"drawn": "public"})
-            config.pluginmanager.register(ResultsCollector(config, drawn), "torchdrill-results")
+            config.pluginmanager.register(ResultsCollector(config, drawn), COLLECTOR)
 
     # ------------------------------------------------------------------ session
 

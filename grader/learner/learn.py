@@ -16,7 +16,6 @@ import os
 import pdb
 import signal
 import sys
-import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -35,11 +34,13 @@ from rich.text import Text
 from grader.core import course as course_module
 from grader.core import hints
 from grader.core import results as results_module
-from grader.core.course import Course, CourseError, Drill, exercise_tests, find_course, resolve_submission
-from grader.core.errors import EXIT_OK, UsageError
+from grader.core.course import Course, CourseError, Drill, exercise_tests, find_course
+from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, UsageError
+from grader.core.layout import Layout
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
 from grader.core.results import ExerciseResult, Results
-from grader.grading.run import GraderFailed, GradingInterrupted, run_grading
+from grader.grading.pipeline import grade_folder
+from grader.intake.submission import learner_folder
 from grader.reports import present, table
 
 QUICK_PROFILE = "torchdrill-quick"
@@ -80,12 +81,12 @@ class Place:
 def place(args: argparse.Namespace) -> Place:
     root = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     course = load_course(root)
-    submission = resolve_submission(root, getattr(args, "submission", None) or "exercises")
+    submission = learner_folder(getattr(args, "submission", None) or "exercises", root)
     results, out = getattr(args, "results", None), getattr(args, "out", None)
     if results:
         results_path = Path(results).resolve()
     else:
-        results_path = (Path(out).resolve() if out else root / "reports") / "results.json"
+        results_path = (Layout(Path(out).resolve()) if out else Layout.default(root)).results
     return Place(root, course, submission, results_path)
 
 
@@ -249,15 +250,14 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
     test = exercise_tests(root).get(drill_id)
     if test is None:
         raise UsageError(f"drill {drill_id} has no test file at {course_module.test_file(root, drill_id)}")
-    with tempfile.TemporaryDirectory(prefix="torchdrill-check-") as tmp:
-        args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
-                "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
-                "--public-examples"]  # what a learner can replay, even with a secret in the environment
-        try:
-            with _breakpoints_for_check(), _capped_output(MAX_CHECK_OUTPUT):
-                results = run_grading(root, submission, Path(tmp) / "results.json", args)
-        except GradingInterrupted:
-            raise KeyboardInterrupt from None
+    args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
+            "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
+            "--public-examples"]  # what a learner can replay, even with a secret in the environment
+    try:
+        with _breakpoints_for_check(), _capped_output(MAX_CHECK_OUTPUT):
+            results = grade_folder(root, submission, args)
+    except GradingInterrupted:
+        raise KeyboardInterrupt from None
     for ex in results["exercises"]:
         ex["profile"] = QUICK_PROFILE  # list tells a quick check from a full grade
     return results

@@ -3,7 +3,7 @@ the notebook defines, and print what ``torchdrill check`` prints.
 
 The functions live in the kernel, not in files. ``check`` reads the cells this
 session has run (IPython's ``In``, in the order they ran) exactly as the graders
-read a handed-in notebook (``grader.core.notebooks``: imports, definitions and
+read a handed-in notebook (``grader.intake.notebooks``: imports, definitions and
 constants; the last definition of each function counts), writes the drill's file
 to a temporary folder, and grades it in this process with the quick profile, as
 ``torchdrill check`` grades a file (``grader.learner.learn.run_check``): the
@@ -30,9 +30,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.core import notebooks
 from grader.core.course import Course
 from grader.core.outcomes import PASSED
+from grader.intake import notebooks
 from grader.learner import learn
 
 COURSE_ENV = "TORCHDRILL_COURSE"

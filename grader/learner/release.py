@@ -52,7 +52,7 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef  # a test, or a fixture
 ImportStmt = ast.Import | ast.ImportFrom
 
 
-class ReleaseError(Exception):
+class ReleaseError(UsageError):
     """The handout cannot be made, or would leak; one clear sentence (or a list of leaks)."""
 
 

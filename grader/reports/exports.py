@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.course import GRADE_DECIMALS, Course
+from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results import Results
@@ -39,7 +40,7 @@ GRADES_NAME = "grades.csv"
 MAX_OUTPUT = 8000  # characters of explanation per Gradescope test / JUnit element
 
 
-class ExportError(ValueError):
+class ExportError(UsageError, ValueError):
     """An export cannot be written as asked (say, a student id that is no file name)."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.results import Results
 from grader.reports import present
@@ -28,7 +29,7 @@ STUDENT_TEMPLATE = "student.html.j2"
 REPORT_NAME = "index.html"
 
 
-class ReportError(Exception):
+class ReportError(UsageError):
     """The report cannot be made (no template, unreadable results); one clear sentence."""
 
 

@@ -40,6 +40,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from grader.core.errors import GraderFailed
 from grader.core.files import remove_tree
 from grader.sandbox import confine, launch
 
@@ -47,7 +48,7 @@ START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machin
 FEW_DRILLS = 4  # a grading of at most this many drills starts its zygote cold
 
 
-class SandboxError(RuntimeError):
+class SandboxError(GraderFailed, RuntimeError):
     """The sandbox itself could not be set up (not the student's fault)."""
 
 

@@ -35,15 +35,15 @@ def grade_properties(submission: Path, out: Path, properties: Mapping[str, Seque
                      *args: str, timeout: float = 600) -> Results:
     """Grade only the named properties (drill id -> test function names) of ``submission``,
     in-process in a fresh interpreter, through the one runner every command uses
-    (``grader.grading.run.run_grading``); returns results.json. ``args``: more pytest
+    (``grader.grading.pipeline.grade_folder``); returns the results. ``args``: more pytest
     and grading options (``--no-shrink``, ``--isolation none``)."""
     from grader.core.course import exercise_tests
 
     tests = exercise_tests(REPO)
     nodes = [f"{tests[drill]}::{name}" for drill, names in sorted(properties.items()) for name in names]
     out.mkdir(parents=True, exist_ok=True)
-    code = ("import sys; from pathlib import Path; from grader.grading.run import run_grading; "
-            "run_grading(Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4:])")
+    code = ("import sys, json; from pathlib import Path; from grader.grading.pipeline import grade_folder; "
+            "Path(sys.argv[3]).write_text(json.dumps(grade_folder(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[4:])))")
     proc = warm.run(["-c", code, str(REPO), str(submission), str(out / "results.json"), *nodes,
                      "-n", "0", *args], REPO, timeout)
     assert proc.returncode == 0, f"grading failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from grader.core import notebooks
+from grader.intake import notebooks
 from grader.tests.classroom import CLASS_SECRET, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
@@ -130,15 +130,14 @@ def test_a_notebook_is_read_without_running_it_and_graded(autograder_zip, tmp_pa
 
 def test_loose_drill_files_are_put_where_they_belong(tmp_path):
     """Uploading files one by one gives ``one_hot.py`` at the top (found without grading)."""
-    from grader.classroom import autograder, submissions
-    from grader.core.course import exercise_tests
+    from grader.intake.submission import Kind, open_submission
 
     (tmp_path / "submission").mkdir()
     (tmp_path / "submission" / "one_hot.py").write_text(reference())
     (tmp_path / "submission" / "notes.md").write_text("my notes")
-    (tmp_path / "work").mkdir()
-    entry = autograder.locate(tmp_path / "submission", list(exercise_tests(REPO)), tmp_path / "work")
-    assert submissions.files(entry) == {f"{DRILL}.py": reference().encode()}
+    submission = open_submission(tmp_path / "submission", REPO, student="submission")
+    assert submission.kind is Kind.LOOSE
+    assert dict(submission.files) == {f"{DRILL}.py": reference().encode()}
 
 
 def test_a_submission_without_drills_scores_zero_and_says_why(autograder_zip, tmp_path):

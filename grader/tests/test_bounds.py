@@ -24,10 +24,10 @@ import torch
 
 from grader.contract.describe import MAX_SHOWN, describe
 from grader.core import hints
-from grader.core.course import resolve_submission
 from grader.core.errors import UsageError
 from grader.core.files import remove_tree
 from grader.grading.scan import STOPPED, scan_source
+from grader.intake.submission import open_submission
 from grader.tests.grading import REPO
 
 
@@ -78,13 +78,13 @@ def test_a_workers_output_is_cut_on_the_graders_side(capsys):
 def test_a_symlinked_submission_is_refused(tmp_path):
     (tmp_path / "linked").symlink_to(REPO / "reference", target_is_directory=True)
     with pytest.raises(UsageError, match="is a symbolic link"):
-        resolve_submission(REPO, str(tmp_path / "linked"))
+        open_submission(str(tmp_path / "linked"), REPO)
     handout = tmp_path / "handout"
     handout.mkdir()
     (handout / "course.toml").write_text("")
     (handout / "exercises").symlink_to(REPO / "reference", target_is_directory=True)
-    with pytest.raises(UsageError, match="is a symbolic link"):
-        resolve_submission(REPO, str(handout))
+    with pytest.raises(UsageError, match="symbolic link"):  # never followed: nothing left to grade
+        open_submission(str(handout), REPO)
 
 
 def test_the_grade_command_refuses_a_symlinked_handout(tmp_path):

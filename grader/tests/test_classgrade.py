@@ -134,23 +134,48 @@ def test_a_rerun_skips_what_is_graded_and_writes_nothing_twice(graded_class):
         assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == CLASS_SIZE
 
 
-def test_grade_all_scores_as_grade_does(graded_class, tmp_path):
-    """The same submission, graded alone by `grade` and inside `grade-all`: the same
-    outcome for every property, and the same counterexample."""
+def _forms(folder: Path, dest: Path) -> dict[str, Path]:
+    """The same submission handed in four ways: its folder, a zip of it, a notebook
+    whose cells hold its files, and its drill files loose (``one_hot.py``)."""
+    import zipfile
+
+    from grader.intake import notebooks
+
+    files = {p.relative_to(folder).as_posix(): p.read_text() for p in sorted(folder.rglob("*.py"))}
+    dest.mkdir()
+    zipped = dest / "as.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        for rel, text in files.items():
+            zf.writestr(f"work/{rel}", text)
+    notebook = dest / "as.ipynb"
+    notebook.write_text(notebooks.dumps_cells([("markdown", "# my homework")]
+                                              + [("code", files[f"{d}.py"]) for d in ONLY]))
+    loose = dest / "loose"
+    loose.mkdir()
+    for drill in ONLY:
+        (loose / f"{Path(drill).name}.py").write_text(files[f"{drill}.py"])
+    return {"folder": folder, "zip": zipped, "notebook": notebook, "loose files": loose}
+
+
+def test_grade_scores_every_form_of_a_submission_as_grade_all_does(graded_class, tmp_path):
+    """One intake: the same submission graded alone by `grade` as a folder, a zip, a
+    notebook and loose drill files, and inside `grade-all`: the same outcome for every
+    property, and the same counterexample."""
     student = next(s for s, kind in graded_class["kinds"].items() if kind == "mutant")
-    submission = graded_class["root"] / "submissions" / student
     secret_file = tmp_path / "secret"
     secret_file.write_text(CLASS_SECRET)
-    proc = grade_process(submission, tmp_path / "alone", "--isolation", "sandbox", *QUICK,
-                         "--secret-file", str(secret_file), timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    alone = json.loads((tmp_path / "alone" / "results.json").read_text())
     in_class = current(graded_class["out"])[student]
-    assert alone["score"] == in_class["score"]
-    for eid in ONLY:
-        mine, theirs = exercise(alone, eid), exercise(in_class, eid)
-        assert [(t["name"], t["outcome"], t["counterexample"]) for t in mine["tests"]] == \
-               [(t["name"], t["outcome"], t["counterexample"]) for t in theirs["tests"]]
+    expected = [(e, t["name"], t["outcome"], t["counterexample"]) for e in ONLY for t in exercise(in_class, e)["tests"]]
+    assert any(outcome != "passed" for _, _, outcome, _ in expected)  # a mutant: something to agree on
+    for form, path in _forms(graded_class["root"] / "submissions" / student, tmp_path / "forms").items():
+        out = tmp_path / form.replace(" ", "-")
+        proc = grade_process(path, out, "--isolation", "sandbox", *QUICK, "--secret-file", str(secret_file),
+                             timeout=300)
+        assert proc.returncode == 0, f"{form}: {proc.stderr}"
+        alone = json.loads((out / "results.json").read_text())
+        assert alone["score"] == in_class["score"], form
+        assert [(e, t["name"], t["outcome"], t["counterexample"])
+                for e in ONLY for t in exercise(alone, e)["tests"]] == expected, form
 
 
 def test_merge_folds_a_cuda_runners_results_into_the_gradebook(graded_class, tmp_path):
@@ -245,11 +270,14 @@ def test_a_grading_process_that_dies_costs_one_submission(tmp_path):
 
 def test_a_grading_process_refuses_a_degraded_sandbox_unless_allowed(tmp_path):
     """The check a cluster's machines make for themselves, before unpacking anything."""
-    job = {"student": "s", "course": str(REPO), "isolation": "sandbox", "args": [],
-           "files": "", "sandbox_off": ["landlock"]}
-    answer = gradeproc.serve(job, tmp_path)
-    assert "landlock off: forced off (--sandbox-off)" in answer["error"], answer
-    assert "--allow-degraded" in answer["error"] and not list(tmp_path.iterdir())
+    from grader.classroom.jobs import GradingJob
+    from grader.core.isolation import Isolation
+
+    job = GradingJob(student="s", course=str(REPO), files=b"", isolation=Isolation.SANDBOX, options=[],
+                     sandbox_off=["landlock"])
+    answer = gradeproc.serve(GradingJob.from_json(job.to_json()), tmp_path)
+    assert answer.error is not None and "landlock off: forced off (--sandbox-off)" in answer.error, answer
+    assert "--allow-degraded" in answer.error and not list(tmp_path.iterdir())
     if all(state == "on" for state in confine.plan("sandbox").layers.values()):
         assert confine.refuse_degraded("sandbox") is None  # the twin: a whole sandbox grades
 

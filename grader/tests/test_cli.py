@@ -33,12 +33,13 @@ def test_missing_submission_folder_is_refused(capsys, tmp_path):
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_a_file_is_not_a_submission(capsys, tmp_path):
+def test_a_file_is_not_a_submission_unless_named_after_a_drill(capsys, tmp_path):
     f = tmp_path / "sub.py"
     f.write_text("")
     code = main(["grade", str(f), "--course", str(REPO), "--out", str(tmp_path)])
     assert code == 2
-    assert "is not a folder" in capsys.readouterr().err
+    assert "sub.py is not named after a drill" in capsys.readouterr().err
+    assert not (tmp_path / "results.json").exists()
 
 
 def test_no_course_found(capsys, tmp_path, monkeypatch):
@@ -61,14 +62,16 @@ def test_ctrl_c_stops_a_grade_keeping_the_last_results_and_stops_a_check(monkeyp
     turns it into Ctrl-C (KeyboardInterrupt)."""
     import pytest as pytest_module
 
-    from grader.grading import run
+    from grader.core.errors import GradingInterrupted
+    from grader.grading import pipeline
+    from grader.intake.submission import open_submission
     from grader.learner import learn
 
     last = tmp_path / "results.json"
     last.write_text('{"the learner": "last results"}')
     monkeypatch.setattr(pytest_module, "main", lambda *a, **k: pytest_module.ExitCode.INTERRUPTED)
-    with pytest.raises(run.GradingInterrupted, match="nothing was recorded"):
-        run.grade(REPO, REPO / "reference", tmp_path, only=["tensors/one_hot"], show_progress=False)
+    with pytest.raises(GradingInterrupted, match="nothing was recorded"):
+        pipeline.grade(REPO, open_submission(REPO / "reference", REPO), only=["tensors/one_hot"])
     assert last.read_text() == '{"the learner": "last results"}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]  # no partial file either
     assert main(["grade", "reference", "--only", "tensors/one_hot", "--out", str(tmp_path),
@@ -118,7 +121,7 @@ def test_grade_starts_the_one_zygote_its_grading_uses_before_torch_loads(tmp_pat
         started = []
         real_init = zygote.Zygote.__init__
         def init(self, plan, warm=False):
-            started.append(("torch" in sys.modules, plan.isolation, warm))
+            started.append(("torch" in sys.modules, str(plan.isolation), warm))
             real_init(self, plan, warm)
         zygote.Zygote.__init__ = init
         code = cli.main(["grade", "reference", "--only", "tensors/one_hot",

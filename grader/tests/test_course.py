@@ -11,6 +11,7 @@ import pytest
 
 from grader.core import course, hints
 from grader.core.errors import UsageError
+from grader.intake.submission import open_submission
 from grader.reports import report, table
 from grader.tests.grading import REPO
 from grader.tests.sample_results import mixed_results
@@ -88,16 +89,16 @@ def test_an_unknown_drill_like_none_names_the_drills(the_course):
 def test_a_missing_absolute_folder_is_named_once(tmp_path, monkeypatch):
     missing = tmp_path / "nowhere"
     with pytest.raises(UsageError) as err:
-        course.resolve_submission(REPO, str(missing))
-    assert str(err.value) == f"submission folder {missing} does not exist"
+        open_submission(str(missing), REPO)
+    assert str(err.value) == f"submission {missing} does not exist"
     monkeypatch.chdir(REPO)  # a relative name where the current folder is the course: one place
     with pytest.raises(UsageError) as err:
-        course.resolve_submission(REPO, "nowhere")
-    assert str(err.value) == "submission folder nowhere does not exist"
+        open_submission("nowhere", REPO)
+    assert str(err.value) == "submission nowhere does not exist"
     monkeypatch.chdir(tmp_path)  # elsewhere: both places it looked
     with pytest.raises(UsageError) as err:
-        course.resolve_submission(REPO, "nowhere")
-    assert str(err.value) == (f"submission folder nowhere does not exist (looked for {tmp_path / 'nowhere'} "
+        open_submission("nowhere", REPO)
+    assert str(err.value) == (f"submission nowhere does not exist (looked for {tmp_path / 'nowhere'} "
                               f"and {REPO / 'nowhere'})")
 
 
@@ -170,7 +171,7 @@ def test_hints_used_show_in_the_report_and_the_table(tmp_path):
 
 
 def test_a_handout_folder_is_graded_through_its_exercises(tmp_path):
-    (tmp_path / "exercises").mkdir()
-    assert course.resolve_submission(REPO, str(tmp_path)) == tmp_path.resolve()  # no course.toml: as given
+    (tmp_path / "exercises" / "tensors").mkdir(parents=True)
+    (tmp_path / "exercises" / "tensors" / "one_hot.py").write_text("def one_hot(x, n):\n    return x\n")
     (tmp_path / "course.toml").write_text("")
-    assert course.resolve_submission(REPO, str(tmp_path)) == (tmp_path / "exercises").resolve()
+    assert open_submission(str(tmp_path), REPO).folder == (tmp_path / "exercises").resolve()

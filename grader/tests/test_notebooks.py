@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 
-from grader.classroom import submissions
-from grader.core import notebooks
 from grader.core.course import exercise_tests
 from grader.core.results import Results, outcomes_only
+from grader.intake import notebooks, reader
 from grader.tests.grading import REPO
 
 STUBS = notebooks.drill_functions(REPO, list(exercise_tests(REPO)))
@@ -128,15 +127,15 @@ def test_notebooks_are_submissions_in_a_class_folder(tmp_path):
     with zipfile.ZipFile(tmp_path / "dave.zip", "w") as zf:
         zf.writestr("dave/exercises/hw.ipynb", nb(reference("tensors/contiguity")))
     (tmp_path / "erin.ipynb").write_bytes(nb("print('no drill here')"))
-    entries = {e.student: e for e in submissions.discover(tmp_path, IDS)}
+    entries = {e.student: e for e in reader.discover(tmp_path, IDS)}
     assert (entries["alice"].kind, entries["alice"].notebook) == ("notebook", "alice.ipynb")
     assert entries["bob"].notebook == "work.ipynb" and entries["bob"].problem is None
     assert "2 notebooks" in (entries["carol"].problem or "")
     assert entries["dave"].notebook == "dave/exercises/hw.ipynb"
-    assert set(submissions.notebook(entries["dave"], STUBS).files) == {"tensors/contiguity.py"}
-    assert set(submissions.notebook(entries["alice"], STUBS).files) == {"tensors/one_hot.py"}
-    with pytest.raises(submissions.SubmissionProblem, match="no cell of erin.ipynb defines a drill's function"):
-        submissions.notebook(entries["erin"], STUBS)
+    assert set(reader.notebook(entries["dave"], STUBS).files) == {"tensors/contiguity.py"}
+    assert set(reader.notebook(entries["alice"], STUBS).files) == {"tensors/one_hot.py"}
+    with pytest.raises(reader.SubmissionProblem, match="no cell of erin.ipynb defines a drill's function"):
+        reader.notebook(entries["erin"], STUBS)
 
 
 # ------------------------------------------------------------------ the same results either way

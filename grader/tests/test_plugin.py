@@ -267,7 +267,7 @@ def test_a_test_whose_process_dies_under_xdist_is_never_passed(tmp_path, dies_on
         assert tests["test_doubles_strings"]["outcome"] == "error", tests
         assert "ended during it" in tests["test_doubles_strings"]["message"]
     else:
-        assert run.returncode == 14, run.stdout[-2000:] + run.stderr[-2000:]
+        assert run.returncode == 3, run.stdout[-2000:] + run.stderr[-2000:]
         assert "1 test(s) never ran (tests/demo/test_dies.py::test_doubles_strings)" in run.stdout + run.stderr
         assert not results.exists()
 

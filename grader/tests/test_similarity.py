@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from grader.classroom import similarity
-from grader.core import notebooks
 from grader.core.stubs import stub_source
+from grader.intake import notebooks
 from grader.reports import similarity_view
 from grader.tests.classroom import disguise, drills, with_secret
 from grader.tests.grading import REPO

@@ -13,9 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from grader.classroom import submissions
-from grader.classroom.submissions import Entry, SubmissionProblem
-from grader.core import course
+from grader.core.sources import MAX_SOURCE_BYTES
+from grader.core.students import student_id_problem
+from grader.intake import archives, reader
+from grader.intake.archives import SubmissionProblem
+from grader.intake.reader import Entry
+from grader.intake.submission import open_submission
+from grader.tests.grading import REPO
 
 IDS = ["nn/layer_norm", "tensors/one_hot", "tensors/padding"]
 WORK = {
@@ -47,7 +51,7 @@ def under(prefix: str, files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def one(folder: Path, ids=IDS) -> Entry:
-    [entry] = submissions.discover(folder, ids)
+    [entry] = reader.discover(folder, ids)
     return entry
 
 
@@ -99,28 +103,28 @@ def test_accepted_layouts_read_the_same_files_and_hash_the_same(subs, layout):
     entry = one(subs)
     assert entry.problem is None, entry.problem
     assert entry.student == "alice"
-    assert submissions.files(entry) == WORK
-    assert submissions.content_hash(submissions.files(entry)) == submissions.content_hash(WORK)
+    assert reader.files(entry) == WORK
+    assert archives.content_hash(reader.files(entry)) == archives.content_hash(WORK)
 
 
 def test_root_of_a_handout_folder_is_what_grade_uses(subs):
     LAYOUTS["handout folder"](subs)
     entry = one(subs)
     assert entry.kind == "folder" and entry.root == "exercises"
-    assert entry.source / entry.root == course.submission_folder(entry.source)
+    assert open_submission(entry.source, REPO).folder == (entry.source / "exercises").resolve()
 
 
 def test_kinds_and_roots(subs):
     make_zip(subs / "bob.ZIP", under("bob/exercises/", WORK))
     tree(subs / "carol", WORK)
-    bob, carol = submissions.discover(subs, IDS)
+    bob, carol = reader.discover(subs, IDS)
     assert (bob.student, bob.kind, bob.root, bob.label) == ("bob", "zip", "bob/exercises", "bob.ZIP")
     assert (carol.student, carol.kind, carol.root, carol.label) == ("carol", "folder", "", "carol/")
 
 
 def test_exercise_ids_may_be_any_collection(subs):
     tree(subs / "alice", WORK)
-    ids = submissions.discover(subs, {"tensors/one_hot": Path("t.py")}.keys())
+    ids = reader.discover(subs, {"tensors/one_hot": Path("t.py")}.keys())
     assert ids[0].problem is None
 
 
@@ -132,7 +136,7 @@ def test_sorted_by_student_and_dotfiles_skipped(subs):
     tree(subs / "bob", WORK)
     tree(subs / ".git", WORK)
     (subs / ".DS_Store").write_bytes(b"\0")
-    entries = submissions.discover(subs, IDS)
+    entries = reader.discover(subs, IDS)
     assert [e.student for e in entries] == ["alice", "bob", "zed"]
     assert all(e.problem is None for e in entries)
 
@@ -144,18 +148,18 @@ def test_a_non_submission_does_not_stop_the_others(subs, monkeypatch):
     make_zip(subs / "dave.zip", {"../../etc/evil.py": "x"})
     tree(subs / "erin", WORK)
     tree(subs / "frank", WORK)
-    real = submissions._listing
+    real = reader._listing
 
     def crash_for_erin(entry):
         if entry.student == "erin":
             raise RuntimeError("something nobody foresaw")
         return real(entry)
 
-    monkeypatch.setattr(submissions, "_listing", crash_for_erin)
-    entries = {e.student: e for e in submissions.discover(subs, IDS)}
+    monkeypatch.setattr(reader, "_listing", crash_for_erin)
+    entries = {e.student: e for e in reader.discover(subs, IDS)}
     assert sorted(entries) == ["alice", "bob", "carol.pdf", "dave", "erin", "frank"]
     assert entries["alice"].problem is None and entries["frank"].problem is None
-    assert submissions.files(entries["frank"]) == WORK
+    assert reader.files(entries["frank"]) == WORK
     assert "not a readable zip" in reason(entries["bob"])
     assert "neither a folder, a .zip file nor a notebook" in reason(entries["carol.pdf"])
     assert "zip-slip" in reason(entries["dave"])
@@ -164,7 +168,7 @@ def test_a_non_submission_does_not_stop_the_others(subs, monkeypatch):
 
 def test_submissions_folder_must_be_a_folder(tmp_path):
     with pytest.raises(NotADirectoryError, match="is not a folder"):
-        submissions.discover(tmp_path / "missing", IDS)
+        reader.discover(tmp_path / "missing", IDS)
 
 
 # ------------------------------------------------------------------ problems
@@ -220,7 +224,7 @@ def test_zip_bomb_by_ratio(subs):
 
 
 def test_zip_bomb_by_total_size(subs):
-    chunk = bytes(range(256)) * (submissions.MAX_SOURCE_BYTES // 256)  # 1 MiB, at the cap
+    chunk = bytes(range(256)) * (MAX_SOURCE_BYTES // 256)  # 1 MiB, at the cap
     spread = {f"tensors/part{i:02}.py": chunk for i in range(17)}
     make_zip(subs / "alice.zip", {**WORK, **spread}, zipfile.ZIP_STORED)
     assert problem(subs).startswith("alice.zip: its .py files come to 17.0 MiB (at most 16.0 MiB)")
@@ -228,7 +232,7 @@ def test_zip_bomb_by_total_size(subs):
 
 def test_zip_member_count_refused_before_parsing(subs, monkeypatch):
     make_zip(subs / "alice.zip", {**WORK, **{f"data/{i}.txt": "" for i in range(10)}})
-    monkeypatch.setattr(submissions, "MAX_MEMBERS", 5)
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 5)
 
     def never(*args, **kwargs):
         raise AssertionError("the directory was parsed")
@@ -252,8 +256,8 @@ def test_zip64_member_count_is_read_too(subs, tmp_path, monkeypatch):
     data = make_zip(tmp_path / "plain.zip", {**WORK, "notes.txt": ""}).read_bytes()
     (subs / "alice.zip").write_bytes(_as_zip64(data))
     entry = one(subs)
-    assert entry.problem is None and submissions.files(entry) == WORK  # zipfile reads it
-    monkeypatch.setattr(submissions, "MAX_MEMBERS", 3)
+    assert entry.problem is None and reader.files(entry) == WORK  # zipfile reads it
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 3)
     monkeypatch.setattr(zipfile, "ZipFile", None)  # refused before zipfile parses anything
     assert problem(subs) == "alice.zip has 4 members (at most 3): hand in the exercises only"
 
@@ -270,7 +274,7 @@ def test_zip_with_a_member_twice(subs):
 
 def test_zip_directory_size_refused(subs, monkeypatch):
     make_zip(subs / "alice.zip", WORK)
-    monkeypatch.setattr(submissions, "MAX_DIRECTORY_BYTES", 100)
+    monkeypatch.setattr(archives, "MAX_DIRECTORY_BYTES", 100)
     assert "member directory" in problem(subs)
 
 
@@ -278,7 +282,7 @@ def test_members_not_read_do_not_count(subs):
     # a student's data file is never decompressed: its size and ratio do not matter
     make_zip(subs / "alice.zip", {**WORK, "data.bin": b"\0" * (20 * 2**20)})
     entry = one(subs)
-    assert entry.problem is None and submissions.files(entry) == WORK
+    assert entry.problem is None and reader.files(entry) == WORK
 
 
 def test_bzip2_members_are_not_read(subs):
@@ -287,14 +291,14 @@ def test_bzip2_members_are_not_read(subs):
 
 
 def test_oversized_file_skipped_as_the_sandbox_does(subs):
-    tree(subs / "alice", {**WORK, "tensors/padding.py": b"#" * (submissions.MAX_SOURCE_BYTES + 1)})
+    tree(subs / "alice", {**WORK, "tensors/padding.py": b"#" * (MAX_SOURCE_BYTES + 1)})
     entry = one(subs)
     assert entry.problem is None
-    assert submissions.files(entry) == WORK
+    assert reader.files(entry) == WORK
 
 
 def test_only_oversized_exercise_files(subs):
-    tree(subs / "alice", {"tensors/one_hot.py": b"#" * (submissions.MAX_SOURCE_BYTES + 1)})
+    tree(subs / "alice", {"tensors/one_hot.py": b"#" * (MAX_SOURCE_BYTES + 1)})
     assert problem(subs) == ("alice/: every .py file is over 1.0 MiB (e.g. tensors/one_hot.py), "
                              "so none can be graded")
 
@@ -303,22 +307,35 @@ def test_empty_folder_and_zip(subs):
     (subs / "alice").mkdir()
     tree(subs / "bob", {".DS_Store": "x"})
     make_zip(subs / "carol.zip", {})
-    found = {e.student: e.problem for e in submissions.discover(subs, IDS)}
+    found = {e.student: e.problem for e in reader.discover(subs, IDS)}
     assert found == {"alice": "alice/ is empty", "bob": "bob/ is empty", "carol": "carol.zip is empty"}
 
 
 def test_no_exercise_file(subs):
-    make_zip(subs / "alice.zip", {"notes.txt": "I did my best", "one_hot.py": "x", "hw.zip": ""})
+    make_zip(subs / "alice.zip", {"notes.txt": "I did my best", "src/hw/one_hot.py": "x", "hw.zip": ""})
     assert problem(subs) == (
         "alice.zip has no exercise file: expected e.g. nn/layer_norm.py at the top of the zip, "
-        "under exercises/, or under one top folder; found one_hot.py, which belongs at "
+        "under exercises/, or under one top folder; found src/hw/one_hot.py, which belongs at "
         "tensors/one_hot.py; it holds hw.zip: zips inside a submission are not opened")
+
+
+@pytest.mark.parametrize("prefix", ["", "alice/"])
+def test_loose_drill_files_are_read_where_they_belong(subs, prefix):
+    """Files handed in one by one (``one_hot.py``), at the top or in one top folder; a
+    file that is not a drill's is left out, as is a name two drills would share."""
+    make_zip(subs / "alice.zip", {f"{prefix}one_hot.py": "x = 1\n", f"{prefix}notes.py": "y = 2\n",
+                                  f"{prefix}layer_norm.py": "z = 3\n"})
+    entry = one(subs)
+    assert entry.problem is None and entry.loose is not None
+    assert reader.files(entry) == {"tensors/one_hot.py": b"x = 1\n", "nn/layer_norm.py": b"z = 3\n"}
+    make_zip(subs / "alice.zip", {f"{prefix}one_hot.py": "x = 1\n"})
+    assert "no exercise file" in problem(subs, ["tensors/one_hot", "other/one_hot"])  # which one_hot?
 
 
 def test_exercise_files_too_deep(subs):
     make_zip(subs / "alice.zip", under("a/b/", WORK))
     tree(subs / "bob", under("bob/hw3/exercises/", WORK))
-    alice, bob = submissions.discover(subs, IDS)
+    alice, bob = reader.discover(subs, IDS)
     assert alice.problem == ("alice.zip: found nn/layer_norm.py under a/b/: "
                              "put the exercise folders at the top of the zip")
     assert bob.problem == ("bob/: found nn/layer_norm.py under bob/hw3/exercises/: "
@@ -342,13 +359,13 @@ def test_neither_folder_nor_zip(subs):
     assert (entry.student, entry.kind) == ("alice.tar.gz", "other")
     assert reason(entry).startswith("alice.tar.gz is a file, neither a folder, a .zip file nor a notebook")
     with pytest.raises(SubmissionProblem, match="neither a folder, a .zip file nor a notebook"):
-        submissions.files(entry)
+        reader.files(entry)
 
 
 def test_special_files_are_not_opened(subs):
     os.mkfifo(subs / "alice.zip")  # opening it would block discover forever
     os.mkfifo(subs / "bob")
-    alice, bob = submissions.discover(subs, IDS)
+    alice, bob = reader.discover(subs, IDS)
     assert alice.problem == "alice.zip is not a regular file"
     assert bob.kind == "other" and "a special file" in reason(bob)
 
@@ -357,7 +374,7 @@ def test_two_entries_for_one_student_both_refused(subs):
     tree(subs / "alice", WORK)
     make_zip(subs / "alice.zip", WORK)
     tree(subs / "bob", WORK)
-    entries = submissions.discover(subs, IDS)
+    entries = reader.discover(subs, IDS)
     assert [(e.student, e.kind) for e in entries] == [("alice", "folder"), ("alice", "zip"), ("bob", "folder")]
     for entry in entries[:2]:
         assert entry.problem == (f"{entry.label}: student alice has more than one entry "
@@ -368,7 +385,7 @@ def test_two_entries_for_one_student_both_refused(subs):
 def test_ids_differing_only_in_case_both_refused(subs):
     tree(subs / "alice", WORK)
     make_zip(subs / "Alice.zip", WORK)
-    upper, lower = submissions.discover(subs, IDS)
+    upper, lower = reader.discover(subs, IDS)
     assert "case-insensitive" in reason(upper) and "case-insensitive" in reason(lower)
 
 
@@ -390,7 +407,7 @@ def test_unsafe_student_ids(subs, name, expected):
 
 @pytest.mark.parametrize("name", ["alice", "a.b-c_d@uni.edu", "s+1", "0042", "a" * 100])
 def test_safe_student_ids(name):
-    assert submissions.student_id_problem(name) is None
+    assert student_id_problem(name) is None
 
 
 def test_unsafe_id_from_a_zip_name(subs):
@@ -407,11 +424,11 @@ def test_symlinked_entry_is_a_problem(subs, tmp_path):
     (subs / "alice").symlink_to(outside)
     (subs / "bob.zip").symlink_to(zipped)
     (subs / "carol").symlink_to(tmp_path / "nowhere")
-    entries = submissions.discover(subs, IDS)
+    entries = reader.discover(subs, IDS)
     assert [e.student for e in entries] == ["alice", "bob", "carol"]
     assert all("is a symbolic link" in reason(e) for e in entries)
     with pytest.raises(SubmissionProblem, match="symbolic link"):
-        submissions.files(entries[0])
+        reader.files(entries[0])
 
 
 def test_links_inside_a_folder_are_ignored(subs, tmp_path):
@@ -422,7 +439,7 @@ def test_links_inside_a_folder_are_ignored(subs, tmp_path):
     (alice / "tensors" / "again.py").symlink_to(alice / "tensors" / "one_hot.py")  # inside
     entry = one(subs)
     assert entry.problem is None
-    assert submissions.files(entry) == {"tensors/one_hot.py": WORK["tensors/one_hot.py"]}
+    assert reader.files(entry) == {"tensors/one_hot.py": WORK["tensors/one_hot.py"]}
 
 
 def test_a_folder_of_links_only(subs, tmp_path):
@@ -440,7 +457,7 @@ def test_links_inside_a_zip_are_ignored(subs):
             zf.writestr(name, data)
         zf.writestr(link, "/etc/passwd")
     entry = one(subs)
-    assert entry.problem is None and submissions.files(entry) == WORK
+    assert entry.problem is None and reader.files(entry) == WORK
 
 
 # ------------------------------------------------------------------ reading again
@@ -448,7 +465,7 @@ def test_links_inside_a_zip_are_ignored(subs):
 def test_files_refuses_an_entry_with_a_problem(subs):
     (subs / "alice.zip").write_bytes(b"junk")
     with pytest.raises(SubmissionProblem, match="alice.zip is not a readable zip"):
-        submissions.files(one(subs))
+        reader.files(one(subs))
 
 
 def test_files_rechecks_a_zip_that_changed(subs):
@@ -457,10 +474,10 @@ def test_files_rechecks_a_zip_that_changed(subs):
     data = (subs / "alice.zip").read_bytes()
     (subs / "alice.zip").write_bytes(data.replace(b"return x", b"return y"))  # CRC now wrong
     with pytest.raises(SubmissionProblem, match=r"alice.zip: cannot read .* \(zipfile says: Bad CRC-32"):
-        submissions.files(entry)
+        reader.files(entry)
     make_zip(subs / "alice.zip", {"../evil.py": "x", **WORK})
     with pytest.raises(SubmissionProblem, match="zip-slip"):
-        submissions.files(entry)
+        reader.files(entry)
 
 
 def test_files_of_a_folder_that_emptied(subs):
@@ -469,7 +486,7 @@ def test_files_of_a_folder_that_emptied(subs):
     for rel in WORK:
         (subs / "alice" / rel).unlink()
     with pytest.raises(SubmissionProblem, match="alice/ has no .py file left to grade"):
-        submissions.files(entry)
+        reader.files(entry)
 
 
 def test_names_no_module_can_have_are_skipped(subs):
@@ -477,29 +494,29 @@ def test_names_no_module_can_have_are_skipped(subs):
     (alice / "tensors" / "odd\\name.py").write_text("x")
     os.close(os.open(os.fsencode(alice / "tensors") + b"/bad\xff.py", os.O_CREAT | os.O_WRONLY))
     entry = one(subs)
-    assert entry.problem is None and submissions.files(entry) == WORK
-    submissions.pack(submissions.files(entry))  # what files returns can always be packed
+    assert entry.problem is None and reader.files(entry) == WORK
+    archives.pack(reader.files(entry))  # what files returns can always be packed
 
 
 # ------------------------------------------------------------------ hashing
 
 def test_content_hash():
-    h = submissions.content_hash(WORK)
+    h = archives.content_hash(WORK)
     assert len(h) == 64 and int(h, 16) >= 0
-    assert submissions.content_hash(dict(reversed(WORK.items()))) == h
-    assert submissions.content_hash({**WORK, "tensors/helpers.py": b"TWO = 3\n"}) != h
-    assert submissions.content_hash({**WORK, "tensors/helper.py": WORK["tensors/helpers.py"]}) != h
+    assert archives.content_hash(dict(reversed(WORK.items()))) == h
+    assert archives.content_hash({**WORK, "tensors/helpers.py": b"TWO = 3\n"}) != h
+    assert archives.content_hash({**WORK, "tensors/helper.py": WORK["tensors/helpers.py"]}) != h
     # bytes moved between a name and a content do not collide
-    assert submissions.content_hash({"a.py": b"b.py"}) != submissions.content_hash({"a.pyb.py": b""})
-    assert submissions.content_hash({}) != submissions.content_hash({"a.py": b""})
+    assert archives.content_hash({"a.py": b"b.py"}) != archives.content_hash({"a.pyb.py": b""})
+    assert archives.content_hash({}) != archives.content_hash({"a.py": b""})
 
 
 # ------------------------------------------------------------------ packing
 
 def test_pack_is_deterministic(subs):
-    once = submissions.pack(WORK)
-    assert submissions.pack(WORK) == once
-    assert submissions.pack(dict(reversed(WORK.items()))) == once
+    once = archives.pack(WORK)
+    assert archives.pack(WORK) == once
+    assert archives.pack(dict(reversed(WORK.items()))) == once
     names = zipfile.ZipFile(io.BytesIO(once)).namelist()
     assert names == sorted(WORK)
     assert all(i.date_time == (1980, 1, 1, 0, 0, 0) for i in zipfile.ZipFile(io.BytesIO(once)).infolist())
@@ -507,15 +524,15 @@ def test_pack_is_deterministic(subs):
 
 def test_pack_unpack_round_trip(subs, tmp_path):
     make_zip(subs / "alice.zip", under("alice/exercises/", WORK))
-    read = submissions.files(one(subs))
+    read = reader.files(one(subs))
     dest = tmp_path / "unpacked"
     old = os.umask(0o077)  # the modes are set, not left to the umask
     try:
-        submissions.unpack(submissions.pack(read), dest)
+        archives.unpack(archives.pack(read), dest)
     finally:
         os.umask(old)
     entry = Entry("alice", dest, "folder")
-    assert submissions.files(entry) == WORK
+    assert reader.files(entry) == WORK
     assert stat.S_IMODE(dest.stat().st_mode) == 0o755
     assert stat.S_IMODE((dest / "tensors").stat().st_mode) == 0o755
     assert stat.S_IMODE((dest / "tensors" / "one_hot.py").stat().st_mode) == 0o644
@@ -526,16 +543,16 @@ def test_pack_unpack_round_trip(subs, tmp_path):
 def test_unpack_into_an_empty_folder_but_not_a_full_one(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    submissions.unpack(submissions.pack(WORK), empty)
+    archives.unpack(archives.pack(WORK), empty)
     assert (empty / "tensors" / "one_hot.py").read_bytes() == WORK["tensors/one_hot.py"]
     with pytest.raises(FileExistsError, match="not an empty folder"):
-        submissions.unpack(submissions.pack(WORK), empty)
+        archives.unpack(archives.pack(WORK), empty)
     (tmp_path / "file").write_text("x")
     with pytest.raises(FileExistsError):
-        submissions.unpack(submissions.pack(WORK), tmp_path / "file")
+        archives.unpack(archives.pack(WORK), tmp_path / "file")
     (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(FileExistsError):
-        submissions.unpack(submissions.pack(WORK), tmp_path / "link")
+        archives.unpack(archives.pack(WORK), tmp_path / "link")
     assert not (tmp_path / "elsewhere").exists()
 
 
@@ -543,12 +560,12 @@ def test_unpack_into_an_empty_folder_but_not_a_full_one(tmp_path):
                                   ".hidden.py", "a/.b/c.py", "notes.txt", "tensors/"])
 def test_pack_refuses_what_files_never_returns(path):
     with pytest.raises(ValueError, match="cannot pack"):
-        submissions.pack({path: b"x"})
+        archives.pack({path: b"x"})
 
 
 def test_pack_refuses_oversized():
     with pytest.raises(ValueError, match="at most 1.0 MiB"):
-        submissions.pack({"a.py": b"#" * (submissions.MAX_SOURCE_BYTES + 1)})
+        archives.pack({"a.py": b"#" * (MAX_SOURCE_BYTES + 1)})
 
 
 def _raw_zip(members: list[tuple[str | zipfile.ZipInfo, bytes]], compression=zipfile.ZIP_STORED) -> bytes:
@@ -581,7 +598,7 @@ def _symlink_member() -> zipfile.ZipInfo:
 def test_unpack_refuses_an_unsafe_archive(tmp_path, members, expected):
     data = _raw_zip(members)
     with pytest.raises(SubmissionProblem, match=expected.replace("(", r"\(").replace(")", r"\)")):
-        submissions.unpack(data, tmp_path / "dest")
+        archives.unpack(data, tmp_path / "dest")
     assert not (tmp_path / "dest").exists()
     assert not (tmp_path / "evil.py").exists()
 
@@ -589,33 +606,33 @@ def test_unpack_refuses_an_unsafe_archive(tmp_path, members, expected):
 def test_unpack_refuses_a_bomb(tmp_path):
     bomb = _raw_zip([("a.py", b"#" * (512 * 2**10))], zipfile.ZIP_DEFLATED)
     with pytest.raises(SubmissionProblem, match="zip bomb"):
-        submissions.unpack(bomb, tmp_path / "dest")
+        archives.unpack(bomb, tmp_path / "dest")
     chunk = bytes(range(256)) * (2**20 // 256)
     big = _raw_zip([(f"p{i:02}.py", chunk) for i in range(17)])
     with pytest.raises(SubmissionProblem, match=r"unpacks to 17.0 MiB \(at most 16.0 MiB\)"):
-        submissions.unpack(big, tmp_path / "dest")
+        archives.unpack(big, tmp_path / "dest")
     assert not (tmp_path / "dest").exists()
 
 
 def test_unpack_refuses_many_members_and_encryption_and_junk(tmp_path, monkeypatch):
     with pytest.raises(SubmissionProblem, match="encrypted"):
-        submissions.unpack(_encrypt_flag(submissions.pack(WORK)), tmp_path / "dest")
+        archives.unpack(_encrypt_flag(archives.pack(WORK)), tmp_path / "dest")
     with pytest.raises(SubmissionProblem, match="not a readable zip"):
-        submissions.unpack(b"junk" * 10, tmp_path / "dest")
-    monkeypatch.setattr(submissions, "MAX_MEMBERS", 2)
+        archives.unpack(b"junk" * 10, tmp_path / "dest")
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 2)
     with pytest.raises(SubmissionProblem, match=r"has 3 members \(at most 2\)"):
-        submissions.unpack(_raw_zip(list(WORK.items())), tmp_path / "dest")
+        archives.unpack(_raw_zip(list(WORK.items())), tmp_path / "dest")
     assert not (tmp_path / "dest").exists()
 
 
 def test_unpack_leaves_nothing_when_a_member_is_corrupt(tmp_path):
-    data = submissions.pack(WORK).replace(b"TWO = 2", b"TWO = 3")  # the last member written
+    data = archives.pack(WORK).replace(b"TWO = 2", b"TWO = 3")  # the last member written
     with pytest.raises(SubmissionProblem, match="Bad CRC-32"):
-        submissions.unpack(data, tmp_path / "dest")
+        archives.unpack(data, tmp_path / "dest")
     assert not (tmp_path / "dest").exists()
     (tmp_path / "empty").mkdir()
     with pytest.raises(SubmissionProblem):
-        submissions.unpack(data, tmp_path / "empty")
+        archives.unpack(data, tmp_path / "empty")
     assert (tmp_path / "empty").is_dir() and not any((tmp_path / "empty").iterdir())
 
 
@@ -623,13 +640,13 @@ def test_unpack_leaves_nothing_when_a_member_is_corrupt(tmp_path):
 
 def test_the_sandbox_copies_exactly_what_class_grading_reads(subs, tmp_path):
     """``grader.core.sources`` is the one rule: the sandbox's copy of a folder holds the
-    very files, with the very bytes, that ``submissions.files`` reads from it."""
+    very files, with the very bytes, that ``reader.files`` reads from it."""
     from grader.sandbox.sandboxes import copy_sources
 
     secret = tmp_path / "secret.py"
     secret.write_text("ANSWER = 42\n")
     alice = tree(subs / "alice", {**WORK, "notes.txt": "hi", ".hidden.py": "x", ".git/config.py": "x",
-                                  "tensors/big.py": b"#" * (submissions.MAX_SOURCE_BYTES + 1),
+                                  "tensors/big.py": b"#" * (MAX_SOURCE_BYTES + 1),
                                   "nn/odd name.py": "y = 1\n"})
     (alice / "tensors" / "link.py").symlink_to(secret)
     (alice / "linked").symlink_to(tmp_path, target_is_directory=True)
@@ -638,4 +655,4 @@ def test_the_sandbox_copies_exactly_what_class_grading_reads(subs, tmp_path):
     copy_sources(alice, copied)
     in_copy = {p.relative_to(copied).as_posix(): p.read_bytes()
                for p in copied.rglob("*") if p.is_file()}
-    assert in_copy == submissions.files(one(subs)) and "tensors/one_hot.py" in in_copy
+    assert in_copy == reader.files(one(subs)) and "tensors/one_hot.py" in in_copy

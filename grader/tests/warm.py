@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 FRESH_ENV = "TORCHDRILL_TESTS_FRESH"
-WARM_IMPORTS = ("torch", "hypothesis", "pytest", "rich", "jinja2", "grader.grading.run",
+WARM_IMPORTS = ("torch", "hypothesis", "pytest", "rich", "jinja2", "grader.grading.pipeline",
                 "grader.grading.session")
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from grader.core.errors import NotGradable
 from grader.core.sources import MAX_SOURCE_BYTES, MAX_SUBMISSION_BYTES, mib
 from grader.core.sources import read as read_source
 from grader.core.stubs import stub_source
@@ -54,7 +55,7 @@ _MAGIC_LINE = re.compile(r"^\s*[!%]|^\s*[\w.]+\s*=\s*[!%]|\?\s*$")
 HEADER = "# Extracted by torchdrill from {name}: only imports, definitions and constants are kept.\n"
 
 
-class NotebookProblem(Exception):
+class NotebookProblem(NotGradable):
     """The notebook cannot be read as a submission at all; one sentence naming it."""
 
 
