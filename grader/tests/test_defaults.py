@@ -49,6 +49,14 @@ WRONG: dict[tuple[str, str, str], str] = {
         "dtype=a['logits'].dtype, device=a['logits'].device)",
     ("losses/cross_entropy", "cross_entropy", "ignore_index"): "0",
     ("losses/cross_entropy", "cross_entropy", "reduction"): "'sum'",
+    ("nn/batch_norm_stats", "batch_norm_train", "weight"):
+        "torch.full((a['x'].shape[1],), 2.0, dtype=a['x'].dtype, device=a['x'].device)",
+    ("nn/batch_norm_stats", "batch_norm_train", "bias"):
+        "torch.full((a['x'].shape[1],), 0.5, dtype=a['x'].dtype, device=a['x'].device)",
+    ("nn/batch_norm_stats", "batch_norm_eval", "weight"):
+        "torch.full((a['x'].shape[1],), 2.0, dtype=a['x'].dtype, device=a['x'].device)",
+    ("nn/batch_norm_stats", "batch_norm_eval", "bias"):
+        "torch.full((a['x'].shape[1],), 0.5, dtype=a['x'].dtype, device=a['x'].device)",
     ("nn/conv2d", "conv2d", "bias"):
         "torch.ones(a['weight'].shape[0], dtype=a['x'].dtype, device=a['x'].device)",
     ("nn/conv_transpose", "conv_transpose2d", "bias"):
