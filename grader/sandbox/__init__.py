@@ -9,6 +9,7 @@ May import ``grader.contract`` and ``grader.core``. One job per module:
 - in the zygote and its workers: ``zygote_loop`` (fork a worker per request),
   ``worker`` (serve one exercise), ``channel`` (the worker's side of its socket),
   ``armor`` (forbidden APIs made unusable);
-- on both sides: ``wire`` (plain data across the boundary), ``confine`` (the
-  confinement layers), ``pinning`` (grader and worker on one CPU).
+- on both sides: ``wire`` (the plain-data format and its framing), ``encoding`` and
+  ``decoding`` (values to messages and back, every check in ``decoding``),
+  ``confine`` (the confinement layers), ``pinning`` (grader and worker on one CPU).
 """

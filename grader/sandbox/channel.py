@@ -18,6 +18,8 @@ import torch
 
 from grader.contract import harness
 from grader.sandbox import wire
+from grader.sandbox.decoding import Decoder
+from grader.sandbox.encoding import Encoder
 
 
 def _raise_type_error(value: Any) -> Any:
@@ -31,8 +33,8 @@ _ENCODE_JSON = c_make_encoder(None, _raise_type_error, encode_basestring_ascii, 
 
 
 def send_answer(sock: socket.socket, header: dict[str, Any], buffers: Sequence[memoryview] = (),
-                 encode: Any = _ENCODE_JSON, join: Any = "".join, pack: Any = wire._PREFIX.pack,
-                 magic: bytes = wire.MAGIC, align: int = wire._ALIGN,
+                 encode: Any = _ENCODE_JSON, join: Any = "".join, pack: Any = wire.PREFIX.pack,
+                 magic: bytes = wire.MAGIC, align: int = wire.ALIGN,
                  sendmsg: Any = _socket.socket.sendmsg, sendall: Any = _socket.socket.sendall,
                  len: Any = len, bytes: Any = bytes, memoryview: Any = memoryview) -> None:
     """``wire.send`` of a request's answer (the same frame) by what was captured at import,
@@ -81,14 +83,14 @@ class Channel:
 
     def ask(self, rank: int, header: dict[str, Any], value: Any) -> Any:
         """Send ``header`` with ``value`` encoded, as ``rank``; wait for the grader's answer."""
-        encoder = wire.Encoder(strict=False)
+        encoder = Encoder(strict=False)
         header = {**header, "rank": rank, "value": encoder.value(value), "objects": encoder.objects}
         self.tell(header, encoder.buffers)
         assert self.answers is not None, "a rank asks only after expect_answers"
         answer, payload = self.answers.get()
         if "error" in answer:
             raise harness.CollectiveMismatch(str(answer["error"]))
-        return wire.Decoder(answer.get("objects", []), payload, trusted=True).value(answer.get("value"))
+        return Decoder(answer.get("objects", []), payload, trusted=True).value(answer.get("value"))
 
     def route(self) -> None:
         """Hand the grader's answers to the rank's call until it says the rank is done."""

@@ -13,6 +13,8 @@ import torch
 
 from grader.contract import harness
 from grader.sandbox import wire
+from grader.sandbox.decoding import Decoder
+from grader.sandbox.encoding import Encoder
 from grader.sandbox.handles import Listener, WorkerHandle
 
 
@@ -82,7 +84,7 @@ class RankServer(Listener):
             return
         self._own(message.get("rank"))
         with wire.refusing_malformed("a rank's message"):
-            value = wire.Decoder(message.get("objects", []), payload).value(message.get("value"))
+            value = Decoder(message.get("objects", []), payload).value(message.get("value"))
         self._serve(message, self.rank, value, worker)
 
     def _own(self, rank: Any) -> None:
@@ -90,11 +92,11 @@ class RankServer(Listener):
             raise wire.WireError(f"rank {self.rank}'s worker spoke for rank {str(rank)[:20]}")
 
     def _serve(self, message: dict[str, Any], rank: int, value: Any, worker: WorkerHandle) -> None:
-        encoder = wire.Encoder(strict=False)
+        encoder = Encoder(strict=False)
         try:
             answer = {"rank": rank, "value": encoder.value(self._call(message, rank, value))}
         except harness.CollectiveMismatch as exc:
-            answer, encoder = {"rank": rank, "error": str(exc)}, wire.Encoder(strict=False)
+            answer, encoder = {"rank": rank, "error": str(exc)}, Encoder(strict=False)
         try:
             worker.send({**answer, "objects": encoder.objects}, encoder.buffers)
         except (OSError, wire.WireError):

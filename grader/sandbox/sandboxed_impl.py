@@ -35,6 +35,8 @@ from grader.core.files import remove_tree
 from grader.core.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
 from grader.sandbox import wire
 from grader.sandbox.autograd_bridge import Bridge, gradient_problem
+from grader.sandbox.decoding import Decoder
+from grader.sandbox.encoding import Encoder
 from grader.sandbox.handles import WorkerHandle, kill_workers
 from grader.sandbox.listeners import Listeners, RankServer, Recorders
 from grader.sandbox.sandboxes import Sandbox
@@ -55,14 +57,14 @@ class SandboxedImplementation(Implementation):
         self.output = _Output()
 
     def _send(self, function: str, header: dict[str, Any], values: dict[str, Any],
-              targets: Targets | None = None, ranks: RankServer | None = None) -> tuple[Any, wire.Decoder]:
+              targets: Targets | None = None, ranks: RankServer | None = None) -> tuple[Any, Decoder]:
         """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder.
         ``targets``: the call's arguments; what the worker says the call changed of them
         is written into the grader's objects only as far as the function may change them.
         ``ranks``: serves one rank's collectives here, as its worker makes them (the
         request goes to that rank's worker)."""
         rank = ranks.rank if ranks is not None else None
-        encoder = wire.Encoder(strict=True)
+        encoder = Encoder(strict=True)
         header = {**header, **{k: encoder.value(v) for k, v in values.items()},
                   "objects": encoder.objects}
         listener = Listeners(Recorders(encoder.table), ranks)
@@ -82,9 +84,9 @@ class SandboxedImplementation(Implementation):
                 # A call's answer lists the objects it was sent first (what became of them); a
                 # backward pass's answer holds new gradients only.
                 known = encoder.table if header["op"] != "backward" else []
-                decoder = wire.Decoder(reply.get("objects"), payload, known=known,
-                                       write_back=WriteBack(targets or Targets(), self.allowed(function),
-                                                             self.mutations))
+                decoder = Decoder(reply.get("objects"), payload, known=known,
+                                  write_back=WriteBack(targets or Targets(), self.allowed(function),
+                                                       self.mutations))
                 decoder.all_objects()
                 graph = reply.get("graph")
                 if graph:
@@ -94,7 +96,7 @@ class SandboxedImplementation(Implementation):
             self.sandbox.forget(self.exercise_id, rank)
             raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
 
-    def _attach(self, decoder: wire.Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
+    def _attach(self, decoder: Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
         """Connect the call's outputs to its inputs through a ``Bridge`` node."""
         outputs = [decoder.obj(i) for i in graph["outputs"]]
         inputs = [sent[i] for i in graph["inputs"]]
@@ -168,7 +170,7 @@ class SandboxedImplementation(Implementation):
                                                      role="rank", shared=rendezvous))
             encoders = []
             for rank, worker in enumerate(ranks):
-                encoder = wire.Encoder(strict=True)
+                encoder = Encoder(strict=True)
                 header = {"op": "gloo", "name": name, "rank": rank, "world": world, "p2p": p2p,
                           "init_file": str(rendezvous / "store"),
                           "args": encoder.value(list(rank_args[rank])), "objects": encoder.objects}
@@ -190,7 +192,7 @@ class SandboxedImplementation(Implementation):
                     raise _rebuild(reply["raise"], f"{name}() on gloo rank {rank}")
                 try:
                     with wire.refusing_malformed():
-                        results.append(wire.Decoder(reply.get("objects"), payload).value(reply.get("ok")))
+                        results.append(Decoder(reply.get("objects"), payload).value(reply.get("ok")))
                 except wire.WireError as exc:
                     raise BrokenContract(f"{name}() on gloo rank {rank}: its answer broke the grading "
                                          f"contract: {exc}") from None

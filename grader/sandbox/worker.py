@@ -38,6 +38,8 @@ from grader.contract.impl import Implementation
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
 from grader.sandbox import armor, confine, wire
 from grader.sandbox.channel import SEND_LOCK, Channel, RemoteBatchSizes, RemoteCollective, RemotePointToPoint, send_answer
+from grader.sandbox.decoding import Decoder
+from grader.sandbox.encoding import Encoder
 from grader.sandbox.pinning import follow_cpu
 
 MAX_OUTPUT_BYTES = 64 * 1024  # student stdout/stderr kept per request
@@ -137,8 +139,8 @@ class Worker:
 
     def handle(self, header: dict[str, Any], payload: memoryview) -> tuple[dict[str, Any], list]:
         channel = Channel(self.sock)
-        decoder = wire.Decoder(header.get("objects", []), payload, trusted=True,  # the grader's
-                               recorder=lambda index: RemoteBatchSizes(channel, index))
+        decoder = Decoder(header.get("objects", []), payload, trusted=True,  # the grader's
+                          recorder=lambda index: RemoteBatchSizes(channel, index))
         sent = decoder.all_objects()
         op = header["op"]
         self.function = f"{header.get('name', 'the submission')}()"
@@ -194,7 +196,7 @@ class Worker:
         """The call's result, and every object it was sent as it is now, bytes and all: the
         grader compares them with its own copies (version counters miss writes through
         numpy or ``.data``). An answer tensor in an argument's memory goes as its view."""
-        encoder = wire.Encoder(strict=False, known=sent)
+        encoder = Encoder(strict=False, known=sent)
         node = encoder.value(result)
         for obj in sent:  # what the call did to its arguments goes back too
             encoder.ref(obj)
@@ -210,7 +212,7 @@ class Worker:
             answer["graph"] = {"id": self.calls, "outputs": outputs, "inputs": inputs}
         return answer, encoder.buffers
 
-    def _backward(self, header: dict[str, Any], decoder: wire.Decoder) -> tuple[dict[str, Any], list]:
+    def _backward(self, header: dict[str, Any], decoder: Decoder) -> tuple[dict[str, Any], list]:
         graph = self.graphs.get(header["graph"])
         if graph is None:
             raise wire.WireError("backward through a call whose graph is no longer kept")
@@ -223,7 +225,7 @@ class Worker:
 
         result = guarded_call(backward, "the backward pass through your function",
                               self.impl.path, self.impl.forbidden, (), {})
-        encoder = wire.Encoder(strict=False)
+        encoder = Encoder(strict=False)
         return {"ok": encoder.value(result), "objects": encoder.objects}, encoder.buffers
 
     def _exception(self, exc: BaseException) -> dict[str, Any]:

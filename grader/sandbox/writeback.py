@@ -8,8 +8,8 @@ from typing import Any
 
 import torch
 
-from grader.contract.arguments import Targets, grad_changed, same_tensor
-from grader.sandbox import wire
+from grader.contract.arguments import Targets, grad_changed, same_state, same_tensor
+from grader.sandbox.wire import WireError
 
 
 class WriteBack:
@@ -28,25 +28,25 @@ class WriteBack:
             self._tensor(original, new, kind, label)
         elif isinstance(original, torch.nn.Module):
             if kind in self.allowed:
-                wire.write_back(original, new)
-            elif wire.module_changed(original, new):
+                write_back(original, new)
+            elif module_changed(original, new):
                 self.mutations.append(f"changed {label}'s modules, parameters or training mode")
         elif kind in self.allowed:
-            wire.write_back(original, new)
-        elif wire.optimizer_changed(original, new):
+            write_back(original, new)
+        elif optimizer_changed(original, new):
             self.mutations.append(f"changed {label}'s state or options")
 
     def _tensor(self, original: torch.Tensor, new: Any, kind: str, label: str) -> None:
         if not isinstance(new, torch.Tensor):
-            raise wire.WireError("a tensor came back as something else")
+            raise WireError("a tensor came back as something else")
         if not same_tensor(original, new):
             if kind in self.allowed:
-                wire.write_values(original, new)
+                write_values(original, new)
             else:
                 self.mutations.append(f"changed {label} in place")
         if original.is_leaf and grad_changed(original.grad, new.grad):
             if "grads" in self.allowed:
-                wire.write_grad(original, new)
+                write_grad(original, new)
             else:
                 self.mutations.append(f"changed {label}.grad")
         if original.is_leaf and new.requires_grad != original.requires_grad and (
@@ -55,3 +55,60 @@ class WriteBack:
                 original.requires_grad_(new.requires_grad)
             else:
                 self.mutations.append(f"changed {label}.requires_grad")
+
+
+def write_values(original: torch.Tensor, new: torch.Tensor) -> None:
+    """Make the grader's tensor hold the values of the worker's copy."""
+    with torch.no_grad():
+        try:
+            if new.shape != original.shape or new.dtype != original.dtype:
+                raise RuntimeError("reshaped")
+            original.copy_(new)
+        except RuntimeError:  # reshaped, or an expanded tensor copy_ cannot write
+            original.data = new.to(original.device)
+
+
+def write_grad(original: torch.Tensor, new: torch.Tensor) -> None:
+    original.grad = None if new.grad is None else new.grad.to(original.device)
+
+
+def module_changed(original: torch.nn.Module, new: torch.nn.Module) -> bool:
+    """Its training mode, or a parameter replaced by another."""
+    return original.training != new.training or any(
+        name in original._parameters and p is not original._parameters[name]
+        for name, p in new._parameters.items())
+
+
+def optimizer_changed(original: torch.optim.Optimizer, new: Any) -> bool:
+    if not isinstance(new, torch.optim.Optimizer) or len(new.param_groups) != len(original.param_groups):
+        return True
+    if any({k: v for k, v in a.items() if k != "params"} != {k: v for k, v in b.items() if k != "params"}
+           for a, b in zip(original.param_groups, new.param_groups)):
+        return True
+    return not same_state(dict(original.state), dict(new.state))
+
+
+def write_back(original: Any, new: Any) -> None:
+    """Make the grader's ``original`` hold what the worker's copy ``new`` holds."""
+    if isinstance(original, torch.Tensor):
+        if not isinstance(new, torch.Tensor):
+            raise WireError("a tensor came back as something else")
+        write_values(original, new)
+        if original.is_leaf:
+            write_grad(original, new)
+            if original.dtype.is_floating_point or original.dtype.is_complex:
+                original.requires_grad_(new.requires_grad)
+    elif isinstance(original, torch.nn.Module):
+        if not isinstance(new, torch.nn.Module):
+            raise WireError("a module came back as something else")
+        original.train(new.training)
+        for name, p in new._parameters.items():
+            if name in original._parameters and p is not original._parameters[name]:
+                original._parameters[name] = p  # the student replaced a parameter
+    elif isinstance(original, torch.optim.Optimizer):
+        if not isinstance(new, torch.optim.Optimizer) or len(new.param_groups) != len(original.param_groups):
+            raise WireError("an optimizer came back changed beyond recognition")
+        for old_group, new_group in zip(original.param_groups, new.param_groups):
+            old_group.update({k: v for k, v in new_group.items() if k != "params"})
+        original.state.clear()
+        original.state.update(new.state)

@@ -13,17 +13,20 @@ import torch
 from torch import nn
 
 from grader.sandbox import wire
+from grader.sandbox.decoding import Decoder
+from grader.sandbox.encoding import Encoder
+from grader.sandbox.writeback import write_back
 
 
 def round_trip(value, *, strict=True):
     """Encode, frame through a real socket pair, decode."""
-    encoder = wire.Encoder(strict=strict)
+    encoder = Encoder(strict=strict)
     node = encoder.value(value)
     a, b = socket.socketpair()
     with a, b:
         wire.send(a, {"ok": node, "objects": encoder.objects}, encoder.buffers)
         header, payload = wire.receive(b)
-    decoder = wire.Decoder(header["objects"], payload)
+    decoder = Decoder(header["objects"], payload)
     return decoder.value(header["ok"])
 
 
@@ -146,7 +149,7 @@ def test_a_tuple_subclass_crosses_as_the_tuple_it_holds():
 
 
 def _decode(objects, payload=b"", node=None):
-    return wire.Decoder(objects, bytearray(payload)).value(node if node is not None else {"obj": 0})
+    return Decoder(objects, bytearray(payload)).value(node if node is not None else {"obj": 0})
 
 
 def tensor_entry(**changes):
@@ -203,24 +206,24 @@ def test_unknown_tags_and_oversize_messages_are_refused():
 def test_write_back_updates_the_graders_objects_in_place():
     t = torch.zeros(3)
     new = torch.arange(3.0)
-    wire.write_back(t, new)
+    write_back(t, new)
     assert torch.equal(t, new)
     p = nn.Parameter(torch.zeros(2))
     q = nn.Parameter(torch.ones(2))
     q.grad = torch.full((2,), 7.0)
-    wire.write_back(p, q)
+    write_back(p, q)
     assert torch.equal(p, q) and torch.equal(cast(torch.Tensor, p.grad), q.grad) and p.requires_grad
 
 
 def test_an_oversize_answer_is_refused_before_it_is_copied(monkeypatch):
-    monkeypatch.setattr(wire, "MAX_PAYLOAD_BYTES", 1000)
+    monkeypatch.setattr("grader.sandbox.encoding.MAX_PAYLOAD_BYTES", 1000)  # the encoder's own copy of the limit
     with pytest.raises(wire.WireError, match="MiB of tensor data"):
-        wire.Encoder(strict=False).value([torch.zeros(100), torch.zeros(200)])
+        Encoder(strict=False).value([torch.zeros(100), torch.zeros(200)])
 
 
 def _decoded_with(attrs: list) -> nn.Module:
     """A worker's answer written by hand: a Conv2d, plus ``attrs`` (name -> value to encode)."""
-    encoder = wire.Encoder(strict=False)
+    encoder = Encoder(strict=False)
     node = encoder.value(nn.Conv2d(1, 1, 1))
     for name, value in attrs:
         encoder.objects[node["obj"]]["attrs"].append([name, encoder.value(value)])
@@ -228,7 +231,7 @@ def _decoded_with(attrs: list) -> nn.Module:
     with a, b:
         wire.send(a, {"ok": node, "objects": encoder.objects}, encoder.buffers)
         header, payload = wire.receive(b)
-    return wire.Decoder(header["objects"], payload).value(header["ok"])
+    return Decoder(header["objects"], payload).value(header["ok"])
 
 
 def test_a_module_carries_its_settings_and_nothing_else():
@@ -257,20 +260,20 @@ def _answered(fn, *args, allowed=frozenset(), mutations=None):
     from grader.sandbox.writeback import WriteBack
 
     mutations = [] if mutations is None else mutations
-    sent = wire.Encoder(strict=True)
+    sent = Encoder(strict=True)
     node = sent.value(list(args))
     a, b = socket.socketpair()
     with a, b:
         wire.send(a, {"args": node, "objects": sent.objects}, sent.buffers)
         header, payload = wire.receive(b)
-        decoder = wire.Decoder(header["objects"], payload)
+        decoder = Decoder(header["objects"], payload)
         theirs = decoder.all_objects()
         result = fn(*decoder.value(header["args"]))
         answer, buffers = worker.Worker._answer(cast(worker.Worker, _NoGraphs()), result, theirs)
         wire.send(b, answer, buffers)
         reply, reply_payload = wire.receive(a)
-    back = wire.Decoder(reply["objects"], reply_payload, known=sent.table,
-                        write_back=WriteBack(Targets.of(args, {}), allowed, mutations))
+    back = Decoder(reply["objects"], reply_payload, known=sent.table,
+                   write_back=WriteBack(Targets.of(args, {}), allowed, mutations))
     back.all_objects()
     return back.value(reply["ok"]), mutations
 
@@ -335,7 +338,7 @@ def test_a_change_no_version_counter_sees_is_reported(write):
 
 def _known_tensor_answer(entry, payload=bytes(8), known=None):
     known = [torch.zeros(2)] if known is None else known
-    return wire.Decoder(entry, bytearray(payload), known=known, write_back=wire.write_back).all_objects()
+    return Decoder(entry, bytearray(payload), known=known, write_back=write_back).all_objects()
 
 
 @pytest.mark.parametrize("objects,payload,message", [
@@ -362,7 +365,7 @@ def test_a_size_torch_cannot_show_is_refused():
 
 def test_a_view_crosses_without_bytes_of_its_own():
     x = torch.arange(4.0)
-    encoder = wire.Encoder(strict=False, known=[x])
+    encoder = Encoder(strict=False, known=[x])
     encoder.value(x[1:])
     entry = cast(dict, encoder.objects[1])
     assert entry["view"] == {"of": 0, "offset": 4, "conj": False, "neg": False}
@@ -404,7 +407,7 @@ def test_a_forged_reply_is_the_workers_broken_contract(reply, payload, raised):
     from grader.sandbox import sandboxed_impl, sandboxes
 
     with pytest.raises(raised):
-        decoder = wire.Decoder(reply["objects"], bytearray(payload), known=[torch.zeros(1, dtype=torch.long)])
+        decoder = Decoder(reply["objects"], bytearray(payload), known=[torch.zeros(1, dtype=torch.long)])
         decoder.all_objects()
         sandboxed_impl.SandboxedImplementation._attach(cast(sandboxed_impl.SandboxedImplementation, None),
                                                        decoder, reply["graph"], []) if "graph" in reply else None
@@ -433,10 +436,10 @@ def test_a_forged_reply_is_the_workers_broken_contract(reply, payload, raised):
 def _module_answer(answer: nn.Module, sent: list, *, trusted: bool = False) -> nn.Module:
     """``answer`` as a worker returns it to a call the grader sent ``sent`` to: the grader's
     objects first in the table, then what the answer adds; decoded as the grader does."""
-    grader = wire.Encoder(strict=True)
+    grader = Encoder(strict=True)
     for obj in sent:
         grader.value(obj)
-    worker = wire.Encoder(strict=False, known=grader.table)
+    worker = Encoder(strict=False, known=grader.table)
     node = worker.value(answer)
     for obj in grader.table:
         worker.ref(obj)
@@ -444,8 +447,8 @@ def _module_answer(answer: nn.Module, sent: list, *, trusted: bool = False) -> n
     with a, b:
         wire.send(a, {"ok": node, "objects": worker.objects}, worker.buffers)
         header, payload = wire.receive(b)
-    decoder = wire.Decoder(header["objects"], payload, known=grader.table, write_back=wire.write_back,
-                           trusted=trusted)
+    decoder = Decoder(header["objects"], payload, known=grader.table, write_back=write_back,
+                      trusted=trusted)
     return decoder.value(header["ok"])
 
 
