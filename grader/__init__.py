@@ -2,8 +2,9 @@
 what it owns and what it may import), top to bottom:
 
 - ``grader.cli``: the command line; parses arguments, imported by nothing;
-- ``grader.classroom`` | ``grader.learner``: grading a class | the learner's loop and
-  the course release (independent of each other);
+- ``grader.classroom`` | ``grader.learner`` | ``grader.authoring``: grading a class |
+  the learner's loop | what an instructor builds from the course, the handout and the
+  Gradescope zip (independent of each other);
 - ``grader.grading``: one grading: the pytest plugin, its options, ``run_grading``;
 - ``grader.sandbox``: the processes that run untrusted code, and the wire to them;
 - ``grader.contract`` | ``grader.reports``: calling student code under the grading

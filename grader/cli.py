@@ -1,9 +1,9 @@
 """``torchdrill``: the command line. It parses arguments and calls the command.
 
 Every command lives in the layer it belongs to (``grader.grading.commands``:
-``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``,
-``release``; ``grader.classroom.classgrade``: ``grade-all``, ``merge``; ``autograder``:
-``gradescope-autograder``; ``course_secret``: ``secret``) as a
+``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``;
+``grader.authoring``: ``release``, ``gradescope-autograder``;
+``grader.classroom.classgrade``: ``grade-all``, ``merge``; ``course_secret``: ``secret``) as a
 ``cmd_*`` function of the parsed arguments returning the exit code. This module
 is the top of the package: nothing imports it.
 """
@@ -14,10 +14,11 @@ import argparse
 import sys
 
 import grader
-from grader.classroom import autograder, classgrade, course_secret
+from grader.authoring import gradescope, release
+from grader.classroom import classgrade, course_secret
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError
 from grader.grading import commands, options
-from grader.learner import learn, release
+from grader.learner import check, hint, listing, watch
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,7 +108,7 @@ def _learner(sub: argparse._SubParsersAction) -> None:
     lst.add_argument("--results", metavar="FILE",
                      help="the results to read (default: reports/results.json)")
     _place_options(lst)
-    lst.set_defaults(run=learn.cmd_list)
+    lst.set_defaults(run=listing.cmd_list)
 
     chk = sub.add_parser(
         "check", help="grade one drill quickly and show what to fix",
@@ -118,7 +119,7 @@ def _learner(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("name", metavar="NAME",
                      help="the drill: its id (tensors/one_hot), its name (one_hot) or its file")
     _check_options(chk, default_timeout=None)
-    chk.set_defaults(run=learn.cmd_check)
+    chk.set_defaults(run=check.cmd_check)
 
     wat = sub.add_parser(
         "watch", help="re-check a drill on every save, moving on when it is done",
@@ -127,8 +128,8 @@ def _learner(sub: argparse._SubParsersAction) -> None:
                     "order. Ctrl-C stops.")
     wat.add_argument("name", metavar="NAME", nargs="?",
                      help="the drill to start with (default: the first one not done)")
-    _check_options(wat, default_timeout=learn.WATCH_TIMEOUT_S)
-    wat.set_defaults(run=learn.cmd_watch)
+    _check_options(wat, default_timeout=watch.WATCH_TIMEOUT_S)
+    wat.set_defaults(run=watch.cmd_watch)
 
     hnt = sub.add_parser(
         "hint", help="reveal the next hint for a drill",
@@ -140,7 +141,7 @@ def _learner(sub: argparse._SubParsersAction) -> None:
                      help="the drill (default: the first one not done)")
     hnt.add_argument("--results", metavar="FILE", help=argparse.SUPPRESS)
     _place_options(hnt)
-    hnt.set_defaults(run=learn.cmd_hint)
+    hnt.set_defaults(run=hint.cmd_hint)
 
 
 def _place_options(p: argparse.ArgumentParser) -> None:
@@ -264,10 +265,10 @@ def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:
     options.add_to_parser(g, isolation_default="sandbox", isolation_help=(
         "where submissions' code runs on Gradescope (default sandbox: confined workers, "
         "with whichever layers Gradescope's machine offers; process: unconfined workers)"))
-    g.add_argument("--torch-index", metavar="URL", default=autograder.DEFAULT_TORCH_INDEX,
+    g.add_argument("--torch-index", metavar="URL", default=gradescope.DEFAULT_TORCH_INDEX,
                    help="the package index setup.sh installs torch's CPU build from (default: "
                         "PyTorch's CPU wheel index; PyPI's Linux torch pulls the CUDA packages)")
-    g.set_defaults(run=autograder.cmd_gradescope_autograder)
+    g.set_defaults(run=gradescope.cmd_gradescope_autograder)
 
 
 def _secret(sub: argparse._SubParsersAction) -> None:

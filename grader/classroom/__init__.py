@@ -1,6 +1,8 @@
 """Grading a whole class: ``grade-all``'s coordinator and ``merge`` (``classgrade``),
-the long-lived grading processes (``gradeproc``), the gradebook (``gradebook``), a
-class's submissions (``submissions``), the similarity evidence (``similarity``) and the
-Gradescope autograder (``autograder``). May import ``grader.grading`` and the layers
-below it, never ``grader.learner``.
+where its jobs run (``runners``), the long-lived grading processes (``gradeproc``)
+and what they are sent and answer (``jobs``), the gradebook (``gradebook``), the
+similarity evidence (``similarity``, with what a drill's docstring dictates in
+``dictated_code``) and grading one submission on Gradescope (``gradescope_run``; the
+zip it runs in is built by ``grader.authoring``). May import ``grader.grading`` and
+the layers below it, never ``grader.learner`` or ``grader.authoring``.
 """

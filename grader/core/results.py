@@ -67,7 +67,7 @@ class ExerciseResult(TypedDict):
     # a notebook submission (``grader.core.notebooks``): the notebook, each graded
     # function's cell and line, the functions taken from the stub; absent for .py files
     source: NotRequired[dict[str, Any]]
-    # "quick" when a learner's ``torchdrill check`` graded it (``grader.learner.learn``)
+    # "quick" when a learner's ``torchdrill check`` graded it (``grader.learner.check``)
     profile: NotRequired[str]
 
 

@@ -6,7 +6,7 @@ session has run (IPython's ``In``, in the order they ran) exactly as the graders
 read a handed-in notebook (``grader.intake.notebooks``: imports, definitions and
 constants; the last definition of each function counts), writes the drill's file
 to a temporary folder, and grades it in this process with the quick profile, as
-``torchdrill check`` grades a file (``grader.learner.learn.run_check``): the
+``torchdrill check`` grades a file (``grader.learner.check.run_check``): the
 forbidden-API guard, the explanation of every failure, the learner's own
 ``print`` and traceback. Cell ``N`` in a message is ``In [N]``. Where the runtime
 has a GPU (Colab's GPU runtime, say) the drill's ``cuda`` properties run too;
@@ -33,7 +33,8 @@ from rich.console import Console
 from grader.core.course import Course
 from grader.core.outcomes import PASSED
 from grader.intake import notebooks
-from grader.learner import learn
+from grader.learner.check import print_check, run_check
+from grader.learner.place import Place, load_course, resolve
 
 COURSE_ENV = "TORCHDRILL_COURSE"
 HANDOUT_FOLDER = "torchdrill-handout"  # where a notebook's set-up cell puts a downloaded handout
@@ -67,7 +68,7 @@ def find_course(start: Path | None = None) -> Path:
 
 
 @dataclass(frozen=True)
-class _NotebookPlace(learn.Place):
+class _NotebookPlace(Place):
     """Where ``print_check`` says the learner's code is: the notebook's cell."""
 
     def exercise_file(self, drill_id: str) -> Path:
@@ -124,8 +125,8 @@ def check(name: str, course: str | Path | None = None) -> bool:
     """Grade one drill as the notebook defines it now; print every failing property
     with its smallest input, expected vs got and the traceback. True when it is done."""
     root = Path(course).resolve() if course else find_course()
-    loaded: Course = learn.load_course(root)
-    drill_id = learn.resolve(loaded, name)
+    loaded: Course = load_course(root)
+    drill_id = resolve(loaded, name)
     # Plain text with ANSI colours on stdout: Jupyter and Colab show it as the cell's output
     # (rich's own Jupyter mode would make one HTML block per line).
     console = Console(file=sys.stdout, force_jupyter=False, force_terminal=True, color_system="standard",
@@ -138,11 +139,11 @@ def check(name: str, course: str | Path | None = None) -> bool:
             write_from_cells(root, drill_id, cells, folder)
         else:
             write_shim(root, drill_id, folder)
-        results = learn.run_check(root, drill_id, folder)
+        results = run_check(root, drill_id, folder)
         elapsed = time.perf_counter() - started
         where = _NotebookPlace(root, loaded, folder, Path(tmp) / "results.json")
         row = next(ex for ex in results["exercises"] if ex["id"] == drill_id)
-        learn.print_check(where, row, console, elapsed)
+        print_check(where, row, console, elapsed)
     done = row["status"] == PASSED
     console.print()
     console.print(f"{drill_id}: done" if done else

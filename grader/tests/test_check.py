@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from grader.learner.learn import MAX_CHECK_OUTPUT
+from grader.learner.check import MAX_CHECK_OUTPUT
 from grader.tests import warm
 from grader.tests.grading import REPO
 

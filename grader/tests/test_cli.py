@@ -65,7 +65,7 @@ def test_ctrl_c_stops_a_grade_keeping_the_last_results_and_stops_a_check(monkeyp
     from grader.core.errors import GradingInterrupted
     from grader.grading import pipeline
     from grader.intake.submission import open_submission
-    from grader.learner import learn
+    from grader.learner import check
 
     last = tmp_path / "results.json"
     last.write_text('{"the learner": "last results"}')
@@ -78,7 +78,7 @@ def test_ctrl_c_stops_a_grade_keeping_the_last_results_and_stops_a_check(monkeyp
                  "--course", str(REPO)]) == 130
     assert last.read_text() == '{"the learner": "last results"}'
     with pytest.raises(KeyboardInterrupt):
-        learn.run_check(REPO, "tensors/one_hot", REPO / "reference")
+        check.run_check(REPO, "tensors/one_hot", REPO / "reference")
 
 
 def test_ctrl_c_in_a_terminal_keeps_the_learners_results(tmp_path):

@@ -11,8 +11,8 @@ from typing import Any, cast
 import nbformat
 import pytest
 
+from grader.authoring import release
 from grader.core import course as course_module
-from grader.learner import release
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
 

@@ -22,7 +22,7 @@ from grader.cli import main
 from grader.core import course, hints
 from grader.core import results as results_module
 from grader.core.results import Results
-from grader.learner import learn
+from grader.learner import check, listing, place, watch
 from grader.reports import table
 from grader.tests.grading import REPO
 
@@ -38,7 +38,7 @@ def _row(drill_id: str, status: str, score: float = 0.0, points: float = 10.0, *
 
 
 def _results(*rows: dict[str, Any], submission: str = "/sub", suite: str = "s1") -> Results:
-    """A results document with just the fields ``learn`` reads."""
+    """A results document with just the fields the learner's loop reads."""
     return cast(Results, {
         "schema": results_module.SCHEMA_VERSION, "submission": submission, "suite_hash": suite,
         "score": sum(r["score"] for r in rows), "max_score": sum(r["max_score"] for r in rows),
@@ -50,7 +50,7 @@ def _results(*rows: dict[str, Any], submission: str = "/sub", suite: str = "s1")
 def test_a_check_replaces_its_drill_and_keeps_the_others(the_course):
     old = _results(_row("training/gan", "partial", 5, 15), _row("tensors/one_hot", "failed"))
     new = _results(_row("tensors/one_hot", "passed", 10))
-    merged = learn.merge(old, new, the_course)
+    merged = place.merge(old, new, the_course)
     assert [e["id"] for e in merged["exercises"]] == ["tensors/one_hot", "training/gan"]  # course order
     assert merged["exercises"][0]["status"] == "passed"
     assert (merged["score"], merged["max_score"]) == (15, 25)
@@ -60,20 +60,20 @@ def test_a_check_replaces_its_drill_and_keeps_the_others(the_course):
 def test_results_of_another_submission_or_suite_are_dropped(the_course, other):
     old = _results(_row("training/gan", "partial", 5, 15))
     new = _results(_row("tensors/one_hot", "passed", 10), **other)
-    assert learn.merge(old, new, the_course) == new
+    assert place.merge(old, new, the_course) == new
 
 
 def test_next_unfinished_is_the_first_drill_not_done_in_course_order(the_course):
     first, second = the_course.ids[:2]
     status = {first: "passed", second: "partial"}
-    assert learn.next_unfinished(the_course, status) == second
+    assert place.next_unfinished(the_course, status) == second
     everything = {d: "passed" for d in the_course.ids}
-    assert learn.next_unfinished(the_course, everything) is None
+    assert place.next_unfinished(the_course, everything) is None
     almost = everything | {"tensors/one_hot": "failed"}
-    assert learn.next_unfinished(the_course, almost) == "tensors/one_hot"
+    assert place.next_unfinished(the_course, almost) == "tensors/one_hot"
     # a drill that cannot be done here (its tests all need CUDA) is never "next"
-    assert learn.next_unfinished(the_course, everything | {first: "not_run"}) is None
-    assert learn.next_unfinished(the_course, {first: "not_run"}) == second
+    assert place.next_unfinished(the_course, everything | {first: "not_run"}) is None
+    assert place.next_unfinished(the_course, {first: "not_run"}) == second
 
 
 def test_list_check_and_watch_suggest_the_same_next_drill(the_course, tmp_path):
@@ -83,10 +83,10 @@ def test_list_check_and_watch_suggest_the_same_next_drill(the_course, tmp_path):
     rows = {first: _row(first, "partial", 5), second: _row(second, "passed", 10),
             fourth: _row(fourth, "passed", 10)}  # the learner just finished the fourth
     status = {i: r["status"] for i, r in rows.items()}
-    listed = learn.progress_lines(the_course, rows)[-1]
-    where = learn.Place(REPO, the_course, tmp_path, tmp_path / "results.json")
+    listed = listing.progress_lines(the_course, rows)[-1]
+    where = place.Place(REPO, the_course, tmp_path, tmp_path / "results.json")
     printed = io.StringIO()
-    learn.print_next_step(where, cast(Any, rows[fourth]), status, table.make_console(printed, width=200))
+    check.print_next_step(where, cast(Any, rows[fourth]), status, table.make_console(printed, width=200))
     checked = printed.getvalue()
     learner = FakeLearner({fourth: 1})
     learner.status = dict(status) | {fourth: "failed"}
@@ -124,7 +124,7 @@ class FakeLearner:
         return self.status[drill_id]
 
     def run(self, course_: course.Course, start: str, saves: list[list[str]]) -> bool:
-        return learn.watch_loop(course_, start, ([Path(p) for p in batch] for batch in saves),
+        return watch.watch_loop(course_, start, ([Path(p) for p in batch] for batch in saves),
                                 self.check, lambda: dict(self.status), self.said.append)
 
 
@@ -165,8 +165,8 @@ def test_watch_exits_cleanly_on_ctrl_c(monkeypatch, capsys, tmp_path):
         raise KeyboardInterrupt
         yield
 
-    monkeypatch.setattr(learn, "file_saves", interrupted)
-    monkeypatch.setattr(learn, "check", lambda *a, **k: "failed")
+    monkeypatch.setattr(watch, "file_saves", interrupted)
+    monkeypatch.setattr(watch, "check", lambda *a, **k: "failed")
     code = main(["watch", "one_hot", "--course", str(REPO), "--out", str(tmp_path)])
     assert code == 0
     assert "stopped watching" in capsys.readouterr().out
@@ -218,7 +218,7 @@ def test_hint_without_a_name_is_for_the_first_drill_not_done(tmp_path, capsys):
 def test_list_shows_every_drill_in_order_with_status_points_and_progress(tmp_path, capsys):
     results = tmp_path / "results.json"
     results_module.write(_results(_row("tensors/contiguity", "passed", 10),
-                                  _row("tensors/one_hot", "partial", 7.5, profile=learn.QUICK_PROFILE),
+                                  _row("tensors/one_hot", "partial", 7.5, profile=check.QUICK_PROFILE),
                                   _row("training/gan", "error", 0, 15)), results)
     (tmp_path / hints.HINTS_FILE).write_text('{"revealed": {"tensors/one_hot": 2}}')
     assert main(["list", "--course", str(REPO), "--results", str(results),
@@ -302,7 +302,7 @@ def test_check_explains_each_failure_and_lets_print_through(tmp_path):
     assert "Traceback (student code only):" in out and f'File "{submission}/tensors/one_hot.py", line 9' in out
     assert "stuck? torchdrill hint one_hot" in out
     row = json.loads((tmp_path / "reports" / "results.json").read_text())["exercises"][0]
-    assert (row["id"], row["profile"], row["status"]) == ("tensors/one_hot", learn.QUICK_PROFILE, "failed")
+    assert (row["id"], row["profile"], row["status"]) == ("tensors/one_hot", check.QUICK_PROFILE, "failed")
 
 
 def test_check_of_a_finished_drill_exits_0_and_points_to_the_next(tmp_path):

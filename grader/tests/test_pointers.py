@@ -29,7 +29,7 @@ def _sources() -> list[Path]:
     found = [REPO / "README.md", REPO / "pyproject.toml", *pages, REPO / "tests" / "README.md"]
     found += [p for p in (*REPO.glob("grader/**/*.py"), *REPO.glob("tests/**/*.py"), *REPO.glob("bench/*.py"))
               if not CORPORA_PARTS.intersection(p.relative_to(REPO).parts)]
-    found += [*REPO.glob("report_templates/*.j2"), *REPO.glob("grader/learner/templates/*")]
+    found += [*REPO.glob("report_templates/*.j2"), *REPO.glob("grader/authoring/templates/*")]
     return [p for p in found if p.is_file() and p != Path(__file__)]  # this file quotes stale ones
 
 

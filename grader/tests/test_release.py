@@ -1,6 +1,6 @@
 """``torchdrill release``: the handout holds nothing secret and grades itself.
 
-The secrecy checks here are written independently of ``grader.learner.release`` (their
+The secrecy checks here are written independently of ``grader.authoring.release`` (their
 own AST walks), so a bug in the release's own leak check cannot hide a leak.
 """
 
@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from grader import cli
+from grader.authoring import public_tests, release, student_files
+from grader.authoring.leaks import find_leaks
 from grader.core import course
 from grader.core.course import exercise_tests
 from grader.core.stubs import stub_source, write_stubs
-from grader.learner import release
 from grader.tests.grading import REPO
 
 
@@ -119,7 +120,7 @@ def test_the_handout_holds_what_a_student_needs(handout):
 def test_the_handout_tox_ini_grades_and_needs_nothing_it_lacks(handout):
     text = (handout / "tox.ini").read_text()
     assert "[testenv:grade]" in text and "torchdrill grade {posargs:exercises}" in text
-    assert "envlist = grade" in text
+    assert re.findall(r"^envlist = (.*)$", text, re.MULTILINE) == ["grade"]  # no docs, no engine tests
     assert "reference" not in text.replace("no reference solutions", "") and "grader/tests" not in text
     assert "PIP_CONSTRAINT = {toxinidir}/constraints-cpu.txt" in text  # torch's CPU build
     assert (handout / "constraints-cpu.txt").read_text() == (REPO / "constraints-cpu.txt").read_text()
@@ -229,7 +230,7 @@ class TestGroup:
 
 
 def test_instructor_only_tests_and_what_only_they_use_are_cut():
-    cut = release.filter_test_module(MODULE)
+    cut = public_tests.filter_test_module(MODULE)
     assert sorted(cut.removed_tests) == ["test_cut", "test_matches_reference", "test_secret_oracle",
                                          "test_uses_expected"]
     assert sorted(cut.kept_tests) == ["test_kept", "test_public"]
@@ -243,7 +244,7 @@ def test_instructor_only_tests_and_what_only_they_use_are_cut():
 
 
 def test_a_module_marked_hidden_keeps_no_test():
-    cut = release.filter_test_module("import pytest\npytestmark = [pytest.mark.exercise(points=1), "
+    cut = public_tests.filter_test_module("import pytest\npytestmark = [pytest.mark.exercise(points=1), "
                                      "pytest.mark.hidden]\n\ndef test_a(impl):\n    pass\n")
     assert cut.removed_tests == ["test_a"] and cut.kept_tests == []
 
@@ -252,9 +253,11 @@ def test_the_release_tox_ini_drops_what_needs_the_reference(tmp_path):
     ini = tmp_path / "tox.ini"
     ini.write_text("[tox]\nenvlist = py3\n\n[testenv]\npackage = editable\ncommands =\n"
                    "    pytest grader/tests\n\n[testenv:grade]\ncommands =\n    torchdrill grade\n\n"
-                   "[testenv:cuda]\ncommands =\n    pytest tests --submission reference\n")
-    text = release.student_tox_ini(ini)
-    assert "envlist = grade" in text and "[testenv:cuda]" not in text
+                   "[testenv:cuda]\ncommands =\n    pytest tests --submission reference\n\n"
+                   "[testenv:docs]\ncommands =\n    sphinx-build -W -b html docs docs/_build/html\n")
+    text = student_files.student_tox_ini(ini)
+    assert re.findall(r"^envlist = (.*)$", text, re.MULTILINE) == ["grade"]
+    assert "[testenv:cuda]" not in text and "[testenv:docs]" not in text
     assert "package = editable" in text and "grader/tests" not in text
 
 
@@ -265,7 +268,7 @@ def test_the_leak_check_finds_a_reference_body_and_a_hidden_name(tmp_path):
     (tmp_path / "helpers.py").write_text(source.replace("def one_hot(", "def my_helper("))
     (tmp_path / "notes.md").write_text("see test_secret_thing for details")
     (tmp_path / "reference").mkdir()
-    leaks = release.find_leaks(tmp_path, REPO, {"test_secret_thing"})
+    leaks = find_leaks(tmp_path, REPO, {"test_secret_thing"})
     assert any("my_helper() has the body of reference/tensors/one_hot.py:one_hot" in leak for leak in leaks)
     assert any("notes.md: names the instructor-only test test_secret_thing" in leak for leak in leaks)
     assert any("the reference solutions" in leak for leak in leaks)

@@ -455,9 +455,9 @@ def test_each_distinct_reason_is_listed_in_the_verbose_table_and_by_check(result
     # an exercise that lost for one reason only gets no list
     assert "basics/stack: " not in text.replace("basics/stack::", "")
 
-    from grader.learner import learn
+    from grader.learner import check
     console = table.make_console(io.StringIO(), width=200)
-    learn.print_check(None, _one_hot(changed), console, 1.0)  # type: ignore[arg-type]
+    check.print_check(None, _one_hot(changed), console, 1.0)  # type: ignore[arg-type]
     said = console.file.getvalue()  # type: ignore[attr-defined]
     assert "tensors/one_hot: 3 different reasons, heaviest first:" in said
     assert said.index("test_negative_label_raises") < said.index("test_matches_f_one_hot")

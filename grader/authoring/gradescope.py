@@ -11,15 +11,9 @@ student's files in ``/autograder/submission``; it must write
   wheel inside the zip with ``constraints.txt``; no other download. It makes the
   course folder readable by root only: the sandbox's workers run as uid 65534
   and must not read the reference or the hidden tests.
-- ``run_autograder``: runs ``python -I -m grader.classroom.autograder``, which
-  finds the submission in any layout ``grade-all`` accepts (a folder laid out like
-  ``exercises/``, a handout folder, a ``.zip`` of either, a notebook) or as loose
-  drill files (``one_hot.py``: what uploading files one by one gives), grades it
-  in the sandbox with every test (hidden ones become ``after_published``) and
-  writes Gradescope's results. It always writes a result: a submission that
-  cannot be graded scores 0 with the reason; a failure of the grader itself is a
-  message to the student and no score (``extra_data.torchdrill`` is
-  ``grader_failed``), never a zero.
+- ``run_autograder``: runs ``python -I -m grader.classroom.gradescope_run``, which
+  grades the submission and always writes a result (that module says how); the
+  script writes a "grader failed" result itself when Python cannot even start.
 - ``torchdrill/``: the wheel, ``constraints.txt``, ``config.json`` (the drills and
   grading options chosen when the zip was made) and ``course/`` (tests, reference,
   pristine stubs, ``course.toml``, report templates).
@@ -38,44 +32,26 @@ import io
 import json
 import os
 import stat
-import sys
 import tempfile
-import time
 import tomllib
-import traceback
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import grader
-from grader.core import results as results_module
 from grader.core import secret as secret_module
 from grader.core.course import exercise_tests, find_course
-from grader.core.errors import EXIT_OK, GraderFailed, NotGradable, UsageError
-from grader.core.files import write_atomically
-from grader.core.results import Results
+from grader.core.errors import EXIT_OK, UsageError
+from grader.core.gradescope import CONFIG, COURSE, PAYLOAD, SECRET, grader_failed_result
 from grader.core.secret import Secret
 from grader.core.stubs import write_stubs
 from grader.grading import options
-from grader.grading.pipeline import grade, grading_args
-from grader.intake.submission import from_files, open_submission
-from grader.reports import exports
+from grader.grading.pipeline import grading_args
 
-ROOT_ENV = "TORCHDRILL_AUTOGRADER_ROOT"
-PYTHON_ENV = "TORCHDRILL_AUTOGRADER_PYTHON"
-DEFAULT_ROOT = "/autograder"
-PAYLOAD = "torchdrill"  # the folder of the zip (/autograder/source/torchdrill) with our files
-CONFIG = "config.json"
-COURSE = "course"
-SECRET = "secret"  # the course secret (grader.core.secret), beside config.json
-VENV = "torchdrill-venv"  # under the root: /autograder/torchdrill-venv
-STUDENT = "submission"
 DEFAULT_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 COURSE_DIRS = ("tests", "reference", "report_templates")
 COURSE_FILES = ("course.toml", "pyproject.toml")
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
-GRADER_FAILED = "grader_failed"
-NOT_GRADABLE = "not_gradable"
 
 
 # ------------------------------------------------------------------ the scripts
@@ -121,7 +97,7 @@ ROOT="${TORCHDRILL_AUTOGRADER_ROOT:-/autograder}"
 PYTHON="${TORCHDRILL_AUTOGRADER_PYTHON:-$ROOT/torchdrill-venv/bin/python}"
 mkdir -p "$ROOT/results"
 cd "$ROOT" || exit 0
-"$PYTHON" -I -m grader.classroom.autograder --root "$ROOT"
+"$PYTHON" -I -m grader.classroom.gradescope_run --root "$ROOT"
 if [ ! -s "$ROOT/results/results.json" ]; then  # the grader could not even start
   cat > "$ROOT/results/results.json" <<'EOF'
 __FALLBACK__
@@ -268,112 +244,3 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
     print("upload it as a Gradescope programming assignment's autograder (Ubuntu base image); "
           "give it 2 GB of memory or more (the default 768 MB is tight for torch and the sandbox)")
     return EXIT_OK
-
-
-# ------------------------------------------------------------------ running on Gradescope
-
-def grade_submission(root: Path, config: dict[str, Any]) -> Results:
-    """Grade ``root/submission`` with the course in ``root/source/torchdrill/course``:
-    opened by the one intake (any layout ``grade-all`` takes, one ``.zip`` in it, loose
-    drill files) and graded by the one pipeline. Raises ``NotGradable`` or ``GraderFailed``."""
-    course = root / "source" / PAYLOAD / COURSE
-    folder = root / STUDENT
-    try:
-        submission = open_submission(folder, course, student=STUDENT)
-    except NotGradable as exc:
-        raise NotGradable(str(exc).replace(f"{folder.name}/", "your submission", 1)) from None
-    secret_file = root / "source" / PAYLOAD / SECRET
-    options = [*(config.get("grading_options") or []),
-               *(["--secret-file", str(secret_file)] if secret_file.is_file() else [])]
-    if submission.folder is not None:  # graded from a copy: the upload folder stays as it came
-        submission = from_files(STUDENT, submission.files)
-    results = grade(course, submission, only=config.get("only") or None, profile=config.get("profile"),
-                    extra_args=options)
-    if submission.notebook is not None:
-        results["submission"] = str(submission.notebook["notebook"])
-    return results
-
-
-def notebook_note(results: Results) -> str:
-    """For a notebook: which cell each graded function came from (empty otherwise)."""
-    lines = []
-    for ex in results.get("exercises", []):
-        source = ex.get("source")
-        if not source:
-            continue
-        where = [f"{f['name']}() cell {f['cell']}, line {f['line']}" for f in source.get("functions", [])]
-        where += [f"{name}() not defined (graded as the stub)" for name in source.get("from_stub", [])]
-        if source.get("problem"):
-            where.append(source["problem"])
-        lines.append(f"{ex['id']}: " + "; ".join(where))
-    if not lines:
-        return ""
-    notebook = next(ex["source"]["notebook"] for ex in results["exercises"] if ex.get("source"))
-    return (f"\n\nRead from your notebook {notebook} (cells counted from 1, markdown cells "
-            "included; the last definition of each function counts, other code is not run):\n"
-            + "\n".join(lines))
-
-
-def not_gradable_result(reason: str, drills: list[str]) -> dict[str, Any]:
-    example = drills[0] if drills else "topic/drill"
-    return {
-        "score": 0.0,
-        "output": (f"Your submission could not be graded: {reason}\n\nHand in your exercises/ "
-                   f"folder (or a .zip of it, or your notebook), with each drill at its place, "
-                   f"e.g. {example}.py, or the drill files themselves ({PurePosixPath(example).name}.py)."),
-        "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
-        "tests": [], "extra_data": {"torchdrill": NOT_GRADABLE},
-    }
-
-
-def grader_failed_result(reason: str) -> dict[str, Any]:
-    """No score: a grader that failed is never the student's zero."""
-    return {
-        "output": ("The autograder itself failed, so this submission was not graded and has no "
-                   "score yet. This is a problem with the grader, not with your work: your "
-                   f"instructor can see it and will grade your submission again.\n\n({reason})"),
-        "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
-        "tests": [], "extra_data": {"torchdrill": GRADER_FAILED},
-    }
-
-
-def run(root: Path) -> dict[str, Any]:
-    """Grade ``root/submission`` and write ``root/results/results.json`` (always)."""
-    started = time.perf_counter()
-    results_dir = root / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
-    drills: list[str] = []
-    try:
-        config = json.loads((root / "source" / PAYLOAD / CONFIG).read_text(encoding="utf-8"))
-        drills = list(config.get("drills") or [])
-        results = grade_submission(root, config)
-        results_module.write(results, results_dir / "torchdrill-results.json")  # for the instructor
-        answer = exports.gradescope(results)
-        answer["output"] += notebook_note(results)
-        print(f"graded: {results['score']:g} / {results['max_score']:g}")
-    except NotGradable as exc:
-        answer = not_gradable_result(str(exc), drills)
-        print(f"not gradable: {exc}")
-    except GraderFailed as exc:
-        answer = grader_failed_result(str(exc).splitlines()[0])
-        print(f"grading failed: {exc}", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - whatever happens, the student reads a result
-        answer = grader_failed_result(f"{type(exc).__name__}: {exc}")
-        traceback.print_exc()
-    answer["execution_time"] = round(time.perf_counter() - started, 2)
-    write_atomically(results_dir / "results.json", json.dumps(answer, indent=1) + "\n")
-    return answer
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.classroom.autograder",
-                                     description="Grade a Gradescope submission (run_autograder calls it).")
-    parser.add_argument("--root", default=os.environ.get(ROOT_ENV, DEFAULT_ROOT),
-                        help=f"Gradescope's folder (default: ${ROOT_ENV} or {DEFAULT_ROOT})")
-    run(Path(parser.parse_args(argv).root))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-

@@ -16,7 +16,7 @@ topic, in course order:
   (``grader.learner.notebook``) and prints what ``torchdrill check`` prints.
 
 A notebook handed in is graded by ``grade``, ``grade-all`` and the Gradescope
-autograder, which read its code cells without running them (``grader.core.notebooks``).
+autograder, which read its code cells without running them (``grader.intake.notebooks``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,94 @@
+"""The files a release writes for the student rather than copies: ``tox.ini`` with the
+environments a handout can run, ``pyproject.toml`` whose bare ``pytest`` runs the
+drills' public tests, and ``README.md`` (``grader/authoring/templates/student_README.md.j2``).
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from pathlib import Path
+from typing import Any
+
+from grader.core import course as course_module
+from grader.core.errors import UsageError
+
+README_TEMPLATE = Path(__file__).parent / "templates" / "student_README.md.j2"
+# What a handout lacks: the reference, the engine's tests, the documentation site's sources.
+# An environment whose commands name one of them cannot run there.
+NOT_IN_A_HANDOUT = re.compile(r"\breference\b|grader/tests|\bdocs\b|\bsphinx-build\b")
+
+
+class ReleaseError(UsageError):
+    """The handout cannot be made, or would leak; one clear sentence (or a list of leaks)."""
+
+
+def student_pyproject(path: Path) -> None:
+    """In a handout, a bare ``pytest`` runs the drills' public tests (grader/tests is not there)."""
+    if path.is_file():
+        text = re.sub(r'^testpaths = .*$', 'testpaths = ["tests"]', path.read_text(encoding="utf-8"),
+                      flags=re.MULTILINE)
+        path.write_text(text, encoding="utf-8")
+
+
+def student_tox_ini(path: Path) -> str:
+    """The course's tox.ini without the environments that need what a handout lacks
+    (the reference, the engine's tests, the docs site's sources: ``NOT_IN_A_HANDOUT``):
+    in practice, ``grade`` and its base."""
+    parser = _CaseConfigParser(interpolation=None, default_section="\0none")
+    parser.read(path, encoding="utf-8")
+    envs = [s for s in parser.sections() if s.startswith("testenv:")
+            and not NOT_IN_A_HANDOUT.search(parser[s].get("commands", ""))]
+    if "testenv:grade" not in envs:
+        raise ReleaseError(f"{path} has no [testenv:grade] a handout can run")
+    lines = ["# Written by `torchdrill release` from the course's tox.ini: the environments a",
+             "# handout can run (no reference solutions, engine tests or docs sources here).", ""]
+    tox = dict(parser["tox"]) if parser.has_section("tox") else {}
+    tox["envlist"] = ", ".join(s.removeprefix("testenv:") for s in envs)
+    lines += _ini_section("tox", tox)
+    if parser.has_section("testenv"):
+        base_needs_secrets = bool(NOT_IN_A_HANDOUT.search(parser["testenv"].get("commands", "")))
+        base = {k: v for k, v in parser["testenv"].items()
+                if not (base_needs_secrets and k in ("commands", "description"))}
+        lines += _ini_section("testenv", base)
+    for name in envs:
+        lines += _ini_section(name, dict(parser[name]))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+class _CaseConfigParser(configparser.ConfigParser):
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr  # keep option names as written
+
+
+def _ini_section(name: str, options: dict[str, str]) -> list[str]:
+    out = [f"[{name}]"]
+    for key, value in options.items():
+        parts = value.split("\n")
+        out.append(f"{key} = {parts[0]}".rstrip())
+        out += [f"    {p.strip()}" for p in parts[1:] if p.strip()]
+    return out + [""]
+
+
+def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]],
+                   notebooks: bool = False) -> str:
+    """README.md of a handout, from ``grader/authoring/templates/student_README.md.j2``."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(README_TEMPLATE.parent)),
+                             autoescape=False, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["number"] = lambda x: "?" if x is None else f"{x:g}"
+    topics: list[dict[str, Any]] = [{"title": t.title, "drills": [_drill_row(root, d, public) for d in t.drills]}
+                                    for t in course.topics]
+    total = sum(d["points"] or 0 for t in topics for d in t["drills"])
+    first = course.drills[0] if course.drills else None
+    return env.get_template(README_TEMPLATE.name).render(
+        title=course.title, topics=topics, total=total, notebooks=notebooks,
+        first=first.name if first else "NAME", first_id=first.id if first else "topic/NAME")
+
+
+def _drill_row(root: Path, drill: course_module.Drill, public: dict[str, list[str]]) -> dict[str, Any]:
+    facts = course_module.drill_facts(root, drill.id)
+    return {"id": drill.id, "name": drill.name, "points": facts["points"], "title": facts["title"],
+            "hints": len(drill.hints), "public": len(public.get(drill.id, []))}

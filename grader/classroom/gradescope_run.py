@@ -1,0 +1,126 @@
+"""Grading one submission on Gradescope: what ``run_autograder`` runs (``python -I -m
+grader.classroom.gradescope_run``) inside the image ``torchdrill gradescope-autograder``
+built (``grader.authoring.gradescope``).
+
+It finds the submission in any layout ``grade-all`` accepts (a folder laid out like
+``exercises/``, a handout folder, a ``.zip`` of either, a notebook) or as loose
+drill files (``one_hot.py``: what uploading files one by one gives), grades it in
+the sandbox with every test (hidden ones become ``after_published``) and writes
+Gradescope's results. It always writes a result: a submission that cannot be
+graded scores 0 with the reason; a failure of the grader itself is a message to
+the student and no score (``extra_data.torchdrill`` is ``grader_failed``), never a zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from grader.core import results as results_module
+from grader.core.errors import GraderFailed, NotGradable
+from grader.core.files import write_atomically
+from grader.core.gradescope import (
+    CONFIG,
+    COURSE,
+    DEFAULT_ROOT,
+    PAYLOAD,
+    ROOT_ENV,
+    SECRET,
+    STUDENT,
+    grader_failed_result,
+    not_gradable_result,
+)
+from grader.core.results import Results
+from grader.grading.pipeline import grade
+from grader.intake.submission import from_files, open_submission
+from grader.reports import exports
+
+
+def grade_submission(root: Path, config: dict[str, Any]) -> Results:
+    """Grade ``root/submission`` with the course in ``root/source/torchdrill/course``:
+    opened by the one intake (any layout ``grade-all`` takes, one ``.zip`` in it, loose
+    drill files) and graded by the one pipeline. Raises ``NotGradable`` or ``GraderFailed``."""
+    course = root / "source" / PAYLOAD / COURSE
+    folder = root / STUDENT
+    try:
+        submission = open_submission(folder, course, student=STUDENT)
+    except NotGradable as exc:
+        raise NotGradable(str(exc).replace(f"{folder.name}/", "your submission", 1)) from None
+    secret_file = root / "source" / PAYLOAD / SECRET
+    options = [*(config.get("grading_options") or []),
+               *(["--secret-file", str(secret_file)] if secret_file.is_file() else [])]
+    if submission.folder is not None:  # graded from a copy: the upload folder stays as it came
+        submission = from_files(STUDENT, submission.files)
+    results = grade(course, submission, only=config.get("only") or None, profile=config.get("profile"),
+                    extra_args=options)
+    if submission.notebook is not None:
+        results["submission"] = str(submission.notebook["notebook"])
+    return results
+
+
+def notebook_note(results: Results) -> str:
+    """For a notebook: which cell each graded function came from (empty otherwise)."""
+    lines = []
+    for ex in results.get("exercises", []):
+        source = ex.get("source")
+        if not source:
+            continue
+        where = [f"{f['name']}() cell {f['cell']}, line {f['line']}" for f in source.get("functions", [])]
+        where += [f"{name}() not defined (graded as the stub)" for name in source.get("from_stub", [])]
+        if source.get("problem"):
+            where.append(source["problem"])
+        lines.append(f"{ex['id']}: " + "; ".join(where))
+    if not lines:
+        return ""
+    notebook = next(ex["source"]["notebook"] for ex in results["exercises"] if ex.get("source"))
+    return (f"\n\nRead from your notebook {notebook} (cells counted from 1, markdown cells "
+            "included; the last definition of each function counts, other code is not run):\n"
+            + "\n".join(lines))
+
+
+def run(root: Path) -> dict[str, Any]:
+    """Grade ``root/submission`` and write ``root/results/results.json`` (always)."""
+    started = time.perf_counter()
+    results_dir = root / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    drills: list[str] = []
+    try:
+        config = json.loads((root / "source" / PAYLOAD / CONFIG).read_text(encoding="utf-8"))
+        drills = list(config.get("drills") or [])
+        results = grade_submission(root, config)
+        results_module.write(results, results_dir / "torchdrill-results.json")  # for the instructor
+        answer = exports.gradescope(results)
+        answer["output"] += notebook_note(results)
+        print(f"graded: {results['score']:g} / {results['max_score']:g}")
+    except NotGradable as exc:
+        answer = not_gradable_result(str(exc), drills)
+        print(f"not gradable: {exc}")
+    except GraderFailed as exc:
+        answer = grader_failed_result(str(exc).splitlines()[0])
+        print(f"grading failed: {exc}", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - whatever happens, the student reads a result
+        answer = grader_failed_result(f"{type(exc).__name__}: {exc}")
+        traceback.print_exc()
+    answer["execution_time"] = round(time.perf_counter() - started, 2)
+    write_atomically(results_dir / "results.json", json.dumps(answer, indent=1) + "\n")
+    return answer
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.classroom.gradescope_run",
+                                     description="Grade a Gradescope submission (run_autograder calls it).")
+    parser.add_argument("--root", default=os.environ.get(ROOT_ENV, DEFAULT_ROOT),
+                        help=f"Gradescope's folder (default: ${ROOT_ENV} or {DEFAULT_ROOT})")
+    run(Path(parser.parse_args(argv).root))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,261 @@
+"""``torchdrill check NAME``: one drill, graded in this process, explained.
+
+``check`` grades one drill with the quick hypothesis profile and pytest's capture
+off, so the learner's ``print`` and ``breakpoint()`` work (their output capped,
+the debugger's quit stopping the whole check), then prints every failing property
+with the same text the score table's ``-v`` prints
+(``grader.reports.table.render_problems``). Its result replaces that drill's row in
+``reports/results.json``, the file ``list`` reads: one record of where the learner
+stands, whichever command wrote it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import pdb
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from types import FrameType, TracebackType
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from grader.core import course as course_module
+from grader.core import hints
+from grader.core import results as results_module
+from grader.core.course import exercise_tests
+from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, UsageError
+from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
+from grader.core.results import ExerciseResult, Results
+from grader.grading.pipeline import grade_folder
+from grader.learner.place import (
+    Place,
+    last_results,
+    merge,
+    next_unfinished,
+    place,
+    resolve,
+    short_name,
+    statuses,
+)
+from grader.reports import present, table
+
+QUICK_PROFILE = "torchdrill-quick"
+MAX_CHECK_OUTPUT = 100_000  # characters of the learner's own output one check shows (grade keeps 2,000 per test)
+EXIT_NOT_DONE = 1
+MARKS = {PASSED: "✓", NOT_ATTEMPTED: "·", NOT_RUN: "-", "problem": "✗"}
+ASCII_MARKS = {PASSED: "+", NOT_ATTEMPTED: ".", NOT_RUN: "-", "problem": "x"}  # logs, pipes
+
+
+class _CheckPdb(pdb.Pdb):
+    """pdb whose quit stops the whole check, not just the example being debugged
+    (hypothesis would run the next example, and stop at the breakpoint again)."""
+
+    stop_check = False
+
+    def do_quit(self, arg: str) -> bool | None:
+        self.stop_check = True
+        return super().do_quit(arg)
+
+    do_q = do_exit = do_quit
+
+    def do_EOF(self, arg: str) -> bool | None:
+        self.message("")
+        return self.do_quit(arg)
+
+    def interaction(self, frame: FrameType | None, traceback: TracebackType | None) -> None:
+        super().interaction(frame, traceback)
+        if self.stop_check:  # raised into the learner's frame: the check stops like on Ctrl-C
+            raise KeyboardInterrupt
+
+
+def _debug_here(*args: Any, **kwargs: Any) -> None:
+    """``breakpoint()``: stop the per-call clock (a learner in the debugger takes their
+    time), then open ``_CheckPdb`` in the caller's frame."""
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    _CheckPdb(stdout=sys.__stdout__).set_trace(sys._getframe(1))  # past any output cap
+
+
+@contextmanager
+def _breakpoints_for_check() -> Iterator[None]:
+    """``breakpoint()`` in the learner's code opens ``_CheckPdb`` (unless
+    PYTHONBREAKPOINT says otherwise); pytest's own hook needs its terminal plugin."""
+    if os.environ.get("PYTHONBREAKPOINT"):
+        yield
+        return
+    previous = sys.breakpointhook
+    sys.breakpointhook = _debug_here
+    try:
+        yield
+    finally:
+        sys.breakpointhook = previous
+
+
+@dataclass
+class _Budget:
+    """What is left of a check's output cap, and how much was cut."""
+
+    cap: int
+    left: int
+    cut: int = 0
+
+
+class _CappedOutput(io.TextIOBase):
+    """A text stream that passes the first ``cap.left`` characters on to ``stream``, says
+    once that the rest was cut, and drops it: a learner's ``print`` in a loop must not
+    flood the terminal (stdout and stderr share one ``_Budget``)."""
+
+    def __init__(self, stream: TextIO, budget: _Budget):
+        self.stream, self.budget = stream, budget
+
+    def write(self, text: str) -> int:
+        budget = self.budget
+        if budget.left > 0:
+            shown = text[:budget.left]
+            self.stream.write(shown)
+            budget.left -= len(shown)
+            budget.cut += len(text) - len(shown)
+            if budget.left == 0:
+                self.stream.write(f"\n... (your output is cut here: a check shows {budget.cap:,} "
+                                  "characters of it)\n")
+        else:
+            budget.cut += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+
+@contextmanager
+def _capped_output(cap: int) -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` capped to ``cap`` characters together for the block."""
+    budget = _Budget(cap, cap)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _CappedOutput(saved[0], budget), _CappedOutput(saved[1], budget)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        if budget.cut:
+            print(f"({budget.cut:,} characters of your output were not shown)", file=sys.stderr)
+
+
+def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None = None) -> Results:
+    """Grade one drill in this process (quick profile, no capture); return the results."""
+    test = exercise_tests(root).get(drill_id)
+    if test is None:
+        raise UsageError(f"drill {drill_id} has no test file at {course_module.test_file(root, drill_id)}")
+    args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
+            "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
+            "--public-examples"]  # what a learner can replay, even with a secret in the environment
+    try:
+        with _breakpoints_for_check(), _capped_output(MAX_CHECK_OUTPUT):
+            results = grade_folder(root, submission, args)
+    except GradingInterrupted:
+        raise KeyboardInterrupt from None
+    for ex in results["exercises"]:
+        ex["profile"] = QUICK_PROFILE  # list tells a quick check from a full grade
+    return results
+
+
+def check(where: Place, drill_id: str, console: Console, timeout: float | None = None,
+          record: bool = True) -> str:
+    """Check one drill, record it in the results file (unless ``record`` is False), print
+    what to fix; its status."""
+    started = time.perf_counter()
+    results = run_check(where.root, drill_id, where.submission, timeout)
+    elapsed = time.perf_counter() - started
+    merged = merge(last_results(where.results_path), results, where.course)
+    if record:
+        results_module.write(merged, where.results_path)
+    row = next((ex for ex in results["exercises"] if ex["id"] == drill_id), None)
+    if row is None:
+        raise GraderFailed(f"the tests of {drill_id} reported no graded property")
+    print_check(where, row, console, elapsed)
+    print_next_step(where, row, statuses(merged), console)
+    return row["status"]
+
+
+def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: float) -> None:
+    """One line per property, then each failing property explained."""
+    console.print()
+    head = Text(row["id"], style="bold")
+    head.append(f"  {present.label(row['status'])}", style=table.STATUS_STYLE.get(row["status"], ""))
+    score = "pending" if row["status"] == NOT_RUN else present.score_text(row["score"], row["max_score"])
+    head.append(f"  {score} points  ({elapsed:.1f} s, quick check)", style="dim")
+    console.print(head)
+    marks = MARKS if console.is_terminal else ASCII_MARKS
+    for t in present.sorted_tests(row["tests"]):
+        mark = marks.get(t["outcome"], marks["problem"])
+        line = Text(f"  {mark} {present.property_title(t['name'])}")
+        if t["outcome"] != PASSED:
+            line.append(f"  {present.label(t['outcome'])}", style=table.STATUS_STYLE.get(t["outcome"], "red"))
+        console.print(line)
+    if row["status"] == NOT_ATTEMPTED:
+        console.print(Text(f"\nNot attempted yet: replace `raise NotImplementedError` in "
+                           f"{where.shown_path(where.exercise_file(row['id']))}."))
+    table.render_problems({"exercises": [row]}, console)
+
+
+def print_next_step(where: Place, row: ExerciseResult, status: dict[str, str], console: Console) -> None:
+    console.print()
+    drill = where.course.drill(row["id"]) if row["id"] in where.course.ids else None
+    if row["status"] == PASSED:
+        following = next_unfinished(where.course, status)
+        after = f"next: torchdrill check {short_name(where.course, following)}" if following else \
+            "every drill is done: run `torchdrill grade` for the full grade"
+        console.print(Text(f"{row['id']} is done (`torchdrill grade` tries more examples); {after}"))
+        return
+    if drill is not None and drill.hints:
+        left = len(drill.hints) - len(hints.shown(where.submission, drill))
+        if left:
+            console.print(Text(f"stuck? torchdrill hint {drill.name}  ({left} of {len(drill.hints)} "
+                               "hints left)", style="dim"))
+
+
+def for_file(where: Place, given: str, drill_id: str) -> Place | None:
+    """Where a drill file named on the command line lives, when it is not the learner's
+    own (``check ../other/exercises/tensors/one_hot.py`` grades that file, not this
+    folder's); None for the learner's own file, a test file, or a drill name. (``resolve``
+    took the file for ``drill_id`` only if its path ends in ``tensors/one_hot.py``.)"""
+    path = Path(given)
+    if path.suffix != ".py" or not path.is_file() or path.name.startswith("test_"):
+        return None
+    path = path.resolve()
+    if path == where.exercise_file(drill_id).resolve():
+        return None
+    return replace(where, submission=path.parents[len(PurePosixPath(drill_id).parts) - 1])
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    where = place(args)
+    drill_id = resolve(where.course, args.name)
+    elsewhere = for_file(where, args.name, drill_id)
+    console = table.make_console()
+    if elsewhere is not None:
+        console.print(Text(f"checking {elsewhere.submission / drill_id}.py (not your {where.submission.name}/: "
+                           f"{'recorded in ' + str(where.results_path) if args.out else 'not recorded'})",
+                           style="dim"))
+    try:
+        status = check(elsewhere or where, drill_id, console, args.timeout,
+                       record=elsewhere is None or bool(args.out))
+    except KeyboardInterrupt:
+        console.print("\ninterrupted")
+        return 130
+    return EXIT_OK if status == PASSED else EXIT_NOT_DONE

@@ -1,0 +1,97 @@
+"""``torchdrill list``: every drill in course order with its last status, points and
+hints used, then the learner's progress and what to check next.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from rich import box
+from rich.console import Console, JustifyMethod
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from grader.core import course as course_module
+from grader.core import hints
+from grader.core.course import Course, Drill
+from grader.core.errors import EXIT_OK
+from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
+from grader.core.results import Results
+from grader.learner.check import QUICK_PROFILE
+from grader.learner.place import last_results, next_unfinished, place, short_name
+from grader.reports import present, table
+
+# An exercise's status, in the words of a learner's to-do list.
+LIST_STATUS = {PASSED: "done", "partial": "partial", "failed": "failing", "error": "error",
+               NOT_ATTEMPTED: "not attempted", NOT_RUN: "not run here"}
+NOT_CHECKED = "not checked"
+
+
+def render_list(course: Course, results: Results | None, used: dict[str, int],
+                console: Console) -> None:
+    """Every drill in course order with its last status and points, then progress."""
+    rows = {ex["id"]: ex for ex in (results.get("exercises", []) if results else [])}
+    tty = console.is_terminal
+    out = Table(title=escape(course.title), title_justify="left",
+                box=box.SIMPLE_HEAD if tty else box.ASCII, safe_box=not tty)
+    columns: tuple[tuple[str, JustifyMethod], ...] = (("#", "right"), ("drill", "left"), ("status", "left"),
+                                                      ("points", "right"), ("hints", "right"))
+    for name, justify in columns:
+        out.add_column(name, justify=justify)
+    number = 0
+    for topic in course.topics:
+        out.add_row("", f"[bold]{escape(topic.title)}[/]", "", "", "")
+        for drill in topic.drills:
+            number += 1
+            out.add_row(str(number), *_list_cells(course, drill, rows.get(drill.id), used))
+        if topic is not course.topics[-1]:
+            out.add_section()
+    console.print(out)
+    for line in progress_lines(course, rows):
+        console.print(Text(line))
+
+
+def _list_cells(course: Course, drill: Drill, row: Mapping[str, Any] | None, used: dict[str, int]) -> list[str]:
+    points = course_module.drill_facts(course.root, drill.id)["points"]
+    if row is None:
+        status, score = NOT_CHECKED, f"- / {present.number(points)}"
+    else:
+        status = LIST_STATUS.get(row["status"], row["status"])
+        score = "pending" if row["status"] == NOT_RUN else present.score_text(row["score"], row["max_score"])
+        if row.get("profile") == QUICK_PROFILE:
+            status += " *"
+    style = table.STATUS_STYLE.get(row["status"], "") if row else "dim"
+    hint_text = f"{used.get(drill.id, 0)} / {len(drill.hints)}" if drill.hints else "-"
+    return [escape(drill.id), f"[{style}]{status}[/]" if style else status, score, hint_text]
+
+
+def progress_lines(course: Course, rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Overall progress in words, and what to do next."""
+    total = sum(course_module.drill_facts(course.root, i)["points"] or 0 for i in course.ids)
+    score = sum(rows[i]["score"] for i in course.ids if i in rows)
+    done = sum(1 for i in course.ids if i in rows and rows[i]["status"] == PASSED)
+    lines = [f"progress: {done} of {len(course.ids)} drills done, "
+             f"{present.number(score)} / {present.number(total)} points "
+             f"({present.percent(score, total):.0f}%)"]
+    if any(r.get("profile") == QUICK_PROFILE for r in rows.values()):
+        lines.append("* from `torchdrill check` (quick: at most 25 examples per property); "
+                     "`torchdrill grade` tries 100")
+    following = next_unfinished(course, {i: r["status"] for i, r in rows.items()})
+    lines.append(f"next: torchdrill check {short_name(course, following)}" if following
+                 else "every drill is done")
+    return lines
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    where = place(args)
+    results = last_results(where.results_path)
+    console = table.make_console()
+    render_list(where.course, results, hints.revealed(where.submission), console)
+    if results is None:
+        console.print(Text(f"(no results yet at {where.shown_path(where.results_path)}: "
+                           "statuses appear after `torchdrill check NAME` or `torchdrill grade`)",
+                           style="dim"))
+    return EXIT_OK
