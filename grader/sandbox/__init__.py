@@ -8,8 +8,10 @@ May import ``grader.contract`` and ``grader.core``. One job per module:
   ``zygote`` (start and talk to the zygote), ``launch`` (a clean interpreter);
 - in the zygote and its workers: ``zygote_loop`` (fork a worker per request),
   ``worker`` (serve one exercise), ``channel`` (the worker's side of its socket),
-  ``armor`` (forbidden APIs made unusable);
+  ``lockdown`` (the layers applied to the process itself), ``armor`` (forbidden
+  APIs made unusable) and ``armor_audit`` (its audit hook);
 - on both sides: ``wire`` (the plain-data format and its framing), ``encoding`` and
   ``decoding`` (values to messages and back, every check in ``decoding``),
-  ``confine`` (the confinement layers), ``pinning`` (grader and worker on one CPU).
+  ``confine`` (the confinement layers: the plan, the probes, the bubblewrap command),
+  ``pinning`` (grader and worker on one CPU).
 """

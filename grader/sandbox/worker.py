@@ -1,7 +1,7 @@
 """The untrusted side of the trust boundary: a worker, forked by the zygote
 (``grader.sandbox.zygote_loop``) for one exercise of one submission.
 
-It confines itself (``grader.sandbox.confine``), redirects its stdout/stderr into
+It confines itself (``grader.sandbox.lockdown``), redirects its stdout/stderr into
 capped captures, puts the armor on (``grader.sandbox.armor``) and the grader's modules
 out of reach, and serves requests on the socket the grader handed over:
 
@@ -36,7 +36,7 @@ from grader.contract.call import guarded_call
 from grader.contract.forbid import Forbidden, ForbiddenUse
 from grader.contract.impl import Implementation
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
-from grader.sandbox import armor, confine, wire
+from grader.sandbox import armor, confine, lockdown, wire
 from grader.sandbox.channel import SEND_LOCK, Channel, RemoteBatchSizes, RemoteCollective, RemotePointToPoint, send_answer
 from grader.sandbox.decoding import Decoder
 from grader.sandbox.encoding import Encoder
@@ -287,7 +287,7 @@ def serve(sock: socket.socket, request: dict[str, Any]) -> None:
     if request.get("make"):  # on the scratch tmpfs, which only the sandbox sees: made here
         for path in writable:
             _make_scratch(Path(path))
-    applied = confine.confine_worker(plan, readable=[request["copy"]], writable=writable,
+    applied = lockdown.confine_worker(plan, readable=[request["copy"]], writable=writable,
                                      role=request.get("role", "worker"))
     _die_with_zygote(request["zygote"])
     os.chdir(request["tmp"])

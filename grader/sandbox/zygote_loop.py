@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core import files
-from grader.sandbox import armor, confine
+from grader.sandbox import armor, confine, lockdown
 from grader.sandbox.worker import serve
 from grader.sandbox.zygote import key_digest
 
@@ -80,12 +80,12 @@ def zygote(control: socket.socket, warm: bool) -> None:
     workers, sharing their controller's zygote). Only the digest is kept here, as the
     workers forked from this process could read anything in its memory.
     """
-    sealed = confine.seal_scratch()  # first: the zygote holds CAP_SYS_ADMIN for this alone
+    sealed = lockdown.seal_scratch()  # first: the zygote holds CAP_SYS_ADMIN for this alone
     if sealed is not None:
         print(f"zygote: {sealed}", file=sys.stderr, flush=True)  # each worker reports it too
     if warm:
         _warm_up()
-    confine.preload()
+    lockdown.preload()
     armor.preload()
     gc.freeze()  # what the zygote made stays shared with its workers, never copied
     owner = _Client(control, known=True)

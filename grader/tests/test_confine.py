@@ -36,9 +36,9 @@ import errno, json, os, resource, socket, subprocess, sys, threading
 cfg = json.loads(sys.argv[1])
 if cfg["torch"]:
     import torch, torch.distributed as dist
-from grader.sandbox import confine
-sealed = confine.seal_scratch()  # as the real zygote does, first
-confine.preload()
+from grader.sandbox import confine, lockdown
+sealed = lockdown.seal_scratch()  # as the real zygote does, first
+lockdown.preload()
 status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines())
 zygote = {"sealed": sealed, "cap_eff": int(status["CapEff"], 16), "cap_prm": int(status["CapPrm"], 16),
           "scratch": os.path.ismount(confine.SCRATCH)}
@@ -60,7 +60,7 @@ def child(sc, copy, w):
     try:
         os.setsid()
         plan = confine.Plan.from_json(sc.get("plan", cfg["plan"]))
-        res["applied"] = confine.confine_worker(
+        res["applied"] = lockdown.confine_worker(
             plan, sc.get("readable", cfg["readable"]), sc.get("writable", cfg["writable"]),
             sc.get("role", "worker"))
         exec(sc["code"], dict(globals(), res=res, COPY=copy))
@@ -275,10 +275,10 @@ def test_uid_drop_leaves_no_capabilities(plain: dict) -> None:
 GPU_WORKER = """
 import errno, fcntl, json, os, socket, sys, termios
 from pathlib import Path
-from grader.sandbox import confine
+from grader.sandbox import confine, lockdown
 confine.gpu_devices = lambda: [Path("/dev/zero")]  # the stand-in GPU
-confine.preload()  # as the zygote does: the filters are built before any worker is confined
-applied = confine.confine_worker(confine.Plan.from_json(json.loads(sys.argv[1])), [], [], "worker")
+lockdown.preload()  # as the zygote does: the filters are built before any worker is confined
+applied = lockdown.confine_worker(confine.Plan.from_json(json.loads(sys.argv[1])), [], [], "worker")
 
 def attempt(fn):
     try:
@@ -299,7 +299,7 @@ print(json.dumps({"applied": applied, "gpu": ioctl("/dev/zero"), "other": ioctl(
 """
 
 
-@pytest.mark.skipif(confine._probe_landlock() is not None or confine._probe_seccomp() is not None,
+@pytest.mark.skipif(confine.probe_landlock() is not None or confine.probe_seccomp() is not None,
                     reason="no Landlock or seccomp here")
 def test_a_worker_on_a_gpu_machine_can_start_cuda() -> None:
     """On an H100 runner every sandboxed worker's CUDA failed to start, and the reference
