@@ -1,7 +1,8 @@
 """``torchdrill grade-all`` and ``torchdrill merge``: grade a whole class.
 
 One process, the coordinator, plans the work, hands each submission to a grading
-process (``grader.classroom.gradeproc``: a local pool of them, or tasks on a Dask cluster),
+process (``grader.classroom.gradeproc``: a local pool of them, or tasks on a Dask cluster:
+``grader.classroom.runners``),
 and is the only writer of ``DIR/gradebook.sqlite``. For each graded submission it
 writes the student's ``results.json`` and report (atomically), then records the
 results in one transaction. A ``kill -9`` at any moment therefore leaves every
@@ -18,7 +19,6 @@ folded into the submission's results by test id before they are recorded.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
 import statistics
@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -45,6 +45,7 @@ from rich.text import Text
 from grader.classroom import gradeproc, similarity
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
+from grader.classroom.runners import DaskRunner, Job, LocalRunner, Runner
 from grader.core import course as course_module
 from grader.core import results as results_module
 from grader.core import secret as secret_module
@@ -67,17 +68,6 @@ from grader.sandbox import confine
 
 
 @dataclass
-class Job:
-    """One grading task: a student's submission and how to grade it."""
-
-    student: str
-    content_hash: str
-    task: GradingJob  # what gradeproc.grade_job gets
-    attempted: int = 0  # drills whose file is not the stub: the dearest go first
-    earlier: Results | None = None  # this content's results already recorded (--only)
-
-
-@dataclass
 class Tally:
     """What a grade-all run did, for the summary and the exit code."""
 
@@ -85,68 +75,6 @@ class Tally:
     skipped: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # not a submission
     failed: dict[str, str] = field(default_factory=dict)  # the grader could not grade it
-
-
-# ------------------------------------------------------------------ runners
-
-class Runner(Protocol):
-    """Where jobs run: ``submit`` returns a future whose result is the job's answer."""
-
-    def submit(self, job: Job) -> Any: ...
-    def completed(self, futures: list[Any]) -> Iterator[Any]: ...
-    def has_gpu_workers(self) -> bool: ...
-
-
-class LocalRunner:
-    """``--workers N`` grading processes on this machine, driven by N threads."""
-
-    def __init__(self, workers: int):
-        gradeproc.accept_jobs()
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers,
-                                                          thread_name_prefix="grading")
-
-    def submit(self, job: Job) -> concurrent.futures.Future:
-        return self.pool.submit(gradeproc.grade_job, job.task)
-
-    def completed(self, futures: list[Any]) -> Iterator[Any]:
-        return concurrent.futures.as_completed(futures)
-
-    def has_gpu_workers(self) -> bool:
-        return False  # one grading runs every test; cuda ones run where CUDA is
-
-    def close(self) -> None:
-        gradeproc.close_all()  # first: a grading process dies with its thread
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-class DaskRunner:
-    """Tasks on a Dask distributed cluster (``--scheduler ADDRESS``)."""
-
-    def __init__(self, address: str):
-        try:
-            from distributed import Client
-        except ImportError as exc:  # pragma: no cover - a dependency
-            raise UsageError(f"--scheduler needs dask.distributed ({exc})") from None
-        try:
-            self.client = Client(address, timeout="30s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-
-    def submit(self, job: Job) -> Any:
-        gpu = job.task.part is Part.CUDA
-        return self.client.submit(gradeproc.grade_job, job.task, resources={"GPU": 1} if gpu else None,
-                                  pure=False, key=f"grade-{job.student}-{job.task.part}-{os.urandom(4).hex()}")
-
-    def completed(self, futures: list[Any]) -> Iterator[Any]:
-        from distributed import as_completed
-        return iter(as_completed(futures))
-
-    def has_gpu_workers(self) -> bool:
-        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
-        return any((w.get("resources") or {}).get("GPU") for w in workers.values())
-
-    def close(self) -> None:
-        self.client.close()
 
 
 # ------------------------------------------------------------------ planning

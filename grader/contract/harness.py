@@ -16,6 +16,13 @@ unmatched send/recv is a clear error instead of a hang.
 that imported torch and nothing else (never a fork of the grader), joined with
 ``torch.distributed`` over gloo through a ``file://`` rendezvous; tensors come
 back as plain lists.
+
+Why one module of about 470 lines: the three ways of running ranks are one
+contract (the same ``RankRun`` and ``P2PRun`` answers, the same
+``CollectiveMismatch`` and error rules, the same tensors-as-plain-data), which
+the in-process ``impl`` and the sandbox both address as ``harness``; the
+forkserver that starts gloo ranks preloads this module by name, so the code a
+rank process runs lives here too.
 """
 
 from __future__ import annotations

@@ -30,6 +30,13 @@ each graded function came from; ``annotate`` puts that into the results
 Everything is bounded: the notebook's size (``MAX_NOTEBOOK_BYTES``), its code
 (``MAX_CODE_CHARS``), the cells (``MAX_CELLS``); a cell that is too deeply nested
 for ``ast`` counts as not parsing.
+
+Why one module of about 500 lines: reading a notebook is one pipeline (bytes,
+cells, statements, the closure each drill needs, its file) whose stages share the
+private ``_Statement`` records and the cell numbering, and ``annotate`` is that
+numbering read backwards (lines of an extracted file to cells); a split would
+make those records public only to pass them between modules that are read
+together anyway.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results import Results
 from grader.core.students import student_id_problem
-from grader.reports import present
+from grader.reports import counterexamples, present
 
 GRADESCOPE_DIR = "gradescope"
 GRADESCOPE_NAME = "results.json"
@@ -86,7 +86,7 @@ def _test_output(t: Mapping[str, Any]) -> str:
     if t["outcome"] == PASSED:
         return outcome
     if t["outcome"] in present.PROBLEMS:
-        return f"{outcome}: {present.problem_text(t)}"
+        return f"{outcome}: {counterexamples.problem_text(t)}"
     return f"{outcome}: {t.get('message') or ''}".rstrip(": ")
 
 
@@ -162,7 +162,7 @@ def _junit_case(ex: Mapping[str, Any], t: Mapping[str, Any]) -> tuple[ET.Element
     child = ET.SubElement(case, tag, message=_xml(message or present.label(t["outcome"])))
     if tag != "skipped":
         child.set("type", t["outcome"])
-        child.text = _xml(_truncate(present.problem_text(t)))
+        child.text = _xml(_truncate(counterexamples.problem_text(t)))
     return case, counter
 
 

@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.results import Results
-from grader.reports import present
+from grader.reports import counterexamples, present
 
 TEMPLATES_DIR = "report_templates"
 STUDENT_TEMPLATE = "student.html.j2"
@@ -58,9 +58,9 @@ def environment(folder: Path) -> jinja2.Environment:
         "percent": present.percent,
         "property_title": present.property_title,
         "first_line": present.first_line,
-        "call_text": present.call_text,
-        "value_text": present.value_text,
-        "tensor_summary": present.tensor_summary,
+        "call_text": counterexamples.call_text,
+        "value_text": counterexamples.value_text,
+        "tensor_summary": counterexamples.tensor_summary,
         "values_html": values_html,
         "when": when,
         "css_id": css_id,
@@ -78,12 +78,12 @@ def environment(folder: Path) -> jinja2.Environment:
         "environment_items": present.environment_items,
         "status_counts": present.status_counts,
         "captured_output": present.captured_output,
-        "call_tensors": present.call_tensors,
-        "tensors_in": present.tensors_in,
-        "diff_lines": present.diff_lines,
-        "differing_field": present.differing_field,
-        "marked_indices": present.marked_indices,
-        "is_tensor": present.is_tensor,
+        "call_tensors": counterexamples.call_tensors,
+        "tensors_in": counterexamples.tensors_in,
+        "diff_lines": counterexamples.diff_lines,
+        "differing_field": counterexamples.differing_field,
+        "marked_indices": counterexamples.marked_indices,
+        "is_tensor": counterexamples.is_tensor,
         "PROBLEMS": present.PROBLEMS,
     })
     return env
@@ -108,7 +108,7 @@ def values_html(tensor: dict[str, Any], marked: set[tuple[int, ...]] | None = No
     if isinstance(tensor.get("values"), str) and tensor["values"] != "...":
         return escape(tensor["values"])
     out = []
-    for text, hit in present.value_cells(tensor.get("values"), tensor.get("shape"), marked):
+    for text, hit in counterexamples.value_cells(tensor.get("values"), tensor.get("shape"), marked):
         out.append(Markup("<mark>{}</mark>").format(text) if hit else escape(text))
     return Markup("").join(out)
 

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from grader.core.outcomes import PASSED
 from grader.core.results import Results
-from grader.reports import present
+from grader.reports import counterexamples, present
 
 STATUS_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "error": "red",
                 "not_attempted": "dim", "not_run": "cyan"}
@@ -84,7 +84,7 @@ def render_problems(results: Mapping[str, Any], console: Console) -> None:
         for t in present.sorted_tests(ex["tests"]):
             if t["outcome"] not in present.PROBLEMS:
                 continue
-            body = present.printable(present.problem_text(t)) or "(no message or counterexample recorded)"
+            body = present.printable(counterexamples.problem_text(t)) or "(no message or counterexample recorded)"
             if body in shown:
                 shown[body].append(t["name"])
                 continue

@@ -19,7 +19,7 @@ import pytest
 from grader import cli
 from grader.core.errors import EXIT_OK, EXIT_USAGE
 from grader.core.results import Results
-from grader.reports import present, report, table
+from grader.reports import counterexamples, present, report, table
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 
 REPO = Path(__file__).resolve().parents[2]
@@ -202,12 +202,12 @@ def test_missing_template_is_a_clear_error(tmp_path):
     ([0, 1, 2, "...", 7, 8, 9], [10], "[0, 1, 2, ..., 7, 8, 9]"),
 ])
 def test_values_are_laid_out_like_torch(values, shape, text):
-    assert present.values_text({"type": "tensor", "shape": shape, "values": values}) == text
+    assert counterexamples.values_text({"type": "tensor", "shape": shape, "values": values}) == text
 
 
 def test_marked_indices_follow_the_values_not_the_elision():
     values = [[0, 1, 2, "...", 7, 8, 9], "...", [90, 91, 92, "...", 97, 98, 99]]
-    cells = list(present.value_cells(values, [10, 10], {(0, 1), (0, 8), (9, 9)}))
+    cells = list(counterexamples.value_cells(values, [10, 10], {(0, 1), (0, 8), (9, 9)}))
     assert [text.strip() for text, hit in cells if hit] == ["1"]
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.results import Results
-from grader.reports import present, report
+from grader.reports import counterexamples, present, report
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 
@@ -92,7 +92,7 @@ def test_every_failed_property_shows_a_counterexample(page, results):
         s = by_key[(exercise, test["name"])]
         assert s["visible"], f"{exercise}::{test['name']} shows no counterexample"
         call = test["counterexample"]["calls"][0]
-        assert s["input"] == present.call_text(call)
+        assert s["input"] == counterexamples.call_text(call)
 
 
 def test_submission_script_is_shown_as_text(page):

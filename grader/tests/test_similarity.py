@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from grader.classroom import similarity
+from grader.classroom.dictated_code import dictated_by, dictated_mask
 from grader.core.stubs import stub_source
 from grader.intake import notebooks
 from grader.reports import similarity_view
@@ -109,7 +110,7 @@ def test_in_a_class_of_five_independent_solutions_are_not_flagged_and_copies_are
 
 
 def test_what_the_docstring_dictates_is_read_from_it():
-    spec = similarity.dictated_by(stub("attention/attention"))
+    spec = dictated_by(stub("attention/attention"))
     assert spec is not None and "ValueError" in spec.exceptions
     assert {"masked_fill", "softmax", "tril", "arange"} <= spec.names
     assert similarity.filtered("scores.masked_fill(mask == 0, -1e9)")[0] in spec.snippets
@@ -117,11 +118,11 @@ def test_what_the_docstring_dictates_is_read_from_it():
             "    scores = scores.masked_fill(mask == 0, -1e9)\n    total = 0\n"
             "    for i in range(n):\n        total += i * i\n    return scores * total\n")
     text, offsets = similarity.filtered(code)
-    mask = similarity.dictated_mask(code, text, offsets, spec)
+    mask = dictated_mask(code, text, offsets, spec)
     dictated = "".join(c for c, m in zip(text, mask) if m)
     assert "ifV<0:raiseValueError" in dictated and "V.V(V==0,-1e9)" in dictated
     assert "forVinrange(V):V+=V*V" in "".join(c for c, m in zip(text, mask) if not m)
-    assert similarity.dictated_by(None) is None and similarity.dictated_by("def (") is None
+    assert dictated_by(None) is None and dictated_by("def (") is None
 
 
 def test_a_signature_without_its_annotations_is_the_stubs_too():

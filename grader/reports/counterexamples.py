@@ -1,0 +1,265 @@
+"""Values, calls and counterexamples as plain text, for the reports, the terminal and
+the exports.
+
+A failing property's record holds described values (``grader.contract.describe``:
+tensors with their dtype, shape, stride and values, containers, modules), the
+calls that failed and a diff. This module turns them into words and lines: one
+line per value, a tensor's elements laid out as torch prints them (with the
+differing ones marked), the calls, what was returned, expected and got, and the
+whole problem (message, counterexample, the student's traceback and output).
+Plain strings only, as in ``grader.reports.present``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from grader.reports.present import captured_output, split_traceback
+
+
+def is_tensor(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "tensor"
+
+
+def scalar(x: Any) -> str:
+    """A tensor element as torch prints it: ``1.`` for a whole float, ``True`` for a bool."""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return repr(x)
+        if x.is_integer() and abs(x) < 1e16:
+            return f"{x:.0f}."
+        return f"{x:.6g}"
+    return str(x)
+
+
+def tensor_summary(t: dict[str, Any]) -> str:
+    """``<int64 tensor of shape (2, 3)>``: how a tensor argument is named in a call."""
+    return f"<{t.get('dtype', '?')} tensor of shape {tuple(t.get('shape') or ())}>"
+
+
+def value_cells(values: Any, shape: list[int] | None, marked: set[tuple[int, ...]] | None = None
+                ) -> Iterator[tuple[str, bool]]:
+    """A tensor's ``values`` (nested lists, ``"..."`` where elided) as text pieces,
+    laid out like ``torch`` prints them; each piece says whether it is an element to
+    highlight (its index is in ``marked``)."""
+    if not isinstance(values, list):
+        yield scalar(values), bool(marked and () in marked)
+        return
+    width = max((len(scalar(v)) for v in _leaves(values)), default=1)
+    yield from _cells(values, (), 0, width, marked or set())
+
+
+def _leaves(values: Any) -> Iterator[Any]:
+    if isinstance(values, list):
+        for v in values:
+            yield from _leaves(v)
+    elif values != "...":
+        yield values
+
+
+def _cells(values: list[Any], index: tuple[int, ...], depth: int, width: int,
+           marked: set[tuple[int, ...]]) -> Iterator[tuple[str, bool]]:
+    yield "[", False
+    nested = any(isinstance(v, list) for v in values)
+    gap = ",\n" + "\n" * (_depth(values) - 2 if nested else 0) + " " * (depth + 1)
+    position: int | None = 0
+    for k, v in enumerate(values):
+        if k:
+            yield (gap if nested else ", "), False
+        if v == "...":
+            yield "...", False
+            position = None  # indices after an elision are unknown: mark nothing more
+            continue
+        here = (*index, position) if position is not None else None
+        if isinstance(v, list):
+            yield from _cells(v, here or (-1,), depth + 1, width,
+                              marked if here is not None else set())
+        else:
+            text = scalar(v)
+            if len(text) < width:
+                yield " " * (width - len(text)), False  # padding stays outside a highlight
+            yield text, here is not None and here in marked
+        if position is not None:
+            position += 1
+    yield "]", False
+
+
+def _depth(values: Any) -> int:
+    if not isinstance(values, list):
+        return 0
+    return 1 + max((_depth(v) for v in values), default=0)
+
+
+def values_text(t: dict[str, Any]) -> str:
+    """A described tensor's values as plain text."""
+    if isinstance(t.get("values"), str) and t["values"] != "...":
+        return t["values"]  # complex or sparse: described by repr
+    return "".join(text for text, _ in value_cells(t.get("values"), t.get("shape")))
+
+
+def marked_indices(test: Mapping[str, Any]) -> set[tuple[int, ...]]:
+    """The first differing indices of a values diff, to highlight in got and expected."""
+    diff = (test.get("counterexample") or {}).get("diff") or {}
+    return {tuple(i) for i in diff.get("first_indices") or []}
+
+
+def value_text(value: Any) -> str:
+    """Any described value (``grader.contract.describe``) as one line of Python-like text."""
+    if is_tensor(value):
+        return tensor_summary(value)
+    if isinstance(value, dict):
+        kind = value.get("type")
+        if kind in ("list", "tuple"):
+            items = [value_text(v) for v in value.get("items", [])]
+            if value.get("omitted"):
+                items.append(f"... {value['omitted']} more")
+            inner = ", ".join(items) + ("," if kind == "tuple" and len(items) == 1 else "")
+            return f"({inner})" if kind == "tuple" else f"[{inner}]"
+        if kind == "dict":
+            return "{" + ", ".join(f"{k!r}: {value_text(v)}"
+                                   for k, v in value.get("items", {}).items()) + "}"
+        if kind == "module":
+            return value.get("repr", "module")
+        return value.get("repr", str(value))
+    return repr(value)
+
+
+SMALL_VALUES = 8  # a tensor with at most this many elements is written out in full in one line
+
+
+def answer_text(value: Any) -> str:
+    """A described value as one line for people, small tensors with their values:
+    ``<float32 tensor of shape (2,)> [0., 1.]``; never JSON."""
+    if is_tensor(value):
+        size = 1
+        for d in value.get("shape") or []:
+            size *= d
+        values = value.get("values")
+        if size <= SMALL_VALUES and not value.get("elided") and values is not None:
+            return f"{tensor_summary(value)} {' '.join(values_text(value).split())}"
+        return tensor_summary(value)
+    return value_text(value)
+
+
+def call_text(call: dict[str, Any]) -> str:
+    """``one_hot(tensor int64 [2], 2)``."""
+    args = [value_text(a) for a in call.get("args", [])]
+    args += [f"{k}={value_text(v)}" for k, v in call.get("kwargs", {}).items()]
+    return f"{call.get('function', '?')}({', '.join(args)})"
+
+
+def tensors_in(value: Any, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, tensor) for every tensor inside a described value, e.g. ``result[0]``."""
+    if is_tensor(value):
+        yield name, value
+    elif isinstance(value, dict) and value.get("type") in ("list", "tuple"):
+        for i, v in enumerate(value.get("items", [])):
+            yield from tensors_in(v, f"{name}[{i}]")
+    elif isinstance(value, dict) and value.get("type") == "dict":
+        for k, v in value.get("items", {}).items():
+            yield from tensors_in(v, f"{name}[{k!r}]")
+
+
+def call_tensors(call: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The tensors a call was given, named ``argument 1``, ``num_classes=``, ...."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for i, a in enumerate(call.get("args", [])):
+        found += tensors_in(a, f"argument {i + 1}")
+    for k, v in call.get("kwargs", {}).items():
+        found += tensors_in(v, f"{k}=")
+    return found
+
+
+def diff_lines(diff: dict[str, Any], got: Any = None, expected: Any = None) -> list[str]:
+    """What differs, in a few short lines (the tensor-aware diff)."""
+    kind = diff.get("kind")
+    if not kind:
+        return []
+    if kind == "values":
+        n, total = diff.get("mismatched"), diff.get("total")
+        lines = [f"{n} of {total} {'element differs' if total == 1 else 'elements differ'}"]
+        if diff.get("max_abs_error") is not None:
+            lines.append(f"max absolute error {diff['max_abs_error']:.6g}")
+        if diff.get("max_rel_error") is not None:
+            lines.append(f"max relative error {diff['max_rel_error']:.6g}")
+        if diff.get("first_indices"):
+            shown = ", ".join(str(tuple(i)) for i in diff["first_indices"])
+            lines.append(f"first differing indices: {shown}")
+        return lines
+    if kind in ("dtype", "shape", "device") and is_tensor(got) and is_tensor(expected):
+        g, e = got.get(kind), expected.get(kind)
+        if kind == "shape":
+            g, e = tuple(g or ()), tuple(e or ())
+        return [f"{kind} differs: got {g}, expected {e}"]
+    if kind == "type":
+        return [f"type differs: got {value_text(got)}, expected {value_text(expected)}"]
+    if kind == "length":
+        return ["number of items differs"]
+    return [f"{kind} differs"]
+
+
+def differing_field(test: Mapping[str, Any]) -> str:
+    """``dtype``/``shape``/``device`` when that is what a mismatch is about, else ``""``."""
+    kind = ((test.get("counterexample") or {}).get("diff") or {}).get("kind", "")
+    return kind if kind in ("dtype", "shape", "device") else ""
+
+
+def tensor_block(name: str, t: dict[str, Any], indent: str = "  ") -> list[str]:
+    """A tensor as a few plain-text lines: name, shape/dtype/stride, values."""
+    stride = t.get("stride")
+    head = (f"{name}: shape {tuple(t.get('shape') or ())}, dtype {t.get('dtype')}"
+            + (f", stride {tuple(stride)}" if stride is not None else "")
+            + (f", device {t['device']}" if t.get("device") not in (None, "cpu") else "")
+            + (" (long: middle values elided)" if t.get("elided") else ""))
+    body = values_text(t).splitlines() or [""]
+    return [indent + head] + [indent + "  " + line for line in body]
+
+
+def counterexample_text(test: Mapping[str, Any]) -> str:
+    """A failing property's counterexample as plain text (terminal, Gradescope, JUnit)."""
+    cx = test.get("counterexample") or {}
+    lines: list[str] = []
+    for call in cx.get("calls", []):
+        lines.append(f"call: {call_text(call)}")
+        for name, t in call_tensors(call):
+            lines += tensor_block(name, t)
+        if "raised" in call:
+            lines.append(f"  raised {call['raised']}")
+        elif "result" in call:
+            lines += _returned_lines(call["result"], cx.get("got"))
+    for which in ("expected", "got"):
+        if which in cx:
+            value = cx[which]
+            blocks = list(tensors_in(value, which))
+            lines += [line for name, t in blocks for line in tensor_block(name, t, "")] \
+                if blocks else [f"{which}: {value_text(value)}"]
+    diff = diff_lines(cx.get("diff") or {}, cx.get("got"), cx.get("expected"))
+    if diff:
+        lines.append("diff: " + "; ".join(diff))
+    if cx.get("example") and not cx.get("calls"):
+        lines.append(cx["example"])
+    return "\n".join(lines)
+
+
+def _returned_lines(result: Any, got: Any) -> list[str]:
+    if result == got and got is not None:
+        return [f"  returned {value_text(result)} (shown below as got)"]
+    if is_tensor(result):
+        return tensor_block("returned", result)
+    lines = [f"  returned {value_text(result)}"]
+    for name, t in tensors_in(result, "returned"):
+        lines += tensor_block(name, t, "    ")
+    return lines
+
+
+def problem_text(test: Mapping[str, Any]) -> str:
+    """Message, counterexample and the student's traceback of a property, as plain text."""
+    message, tb = split_traceback(test.get("message") or "")
+    parts = [message, counterexample_text(test), tb]
+    for stream, text in captured_output(test):
+        parts.append(f"captured {stream}:\n{text.rstrip()}")
+    return "\n".join(p for p in parts if p)
