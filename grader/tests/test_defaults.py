@@ -71,6 +71,7 @@ WRONG: dict[tuple[str, str, str], str] = {
         "dtype=a['x'].dtype, device=a['x'].device)",
     ("nn/pool2d", "pool2d", "stride"): "1",
     ("nn/pool2d", "pool2d", "mode"): "'avg'",
+    ("speed/grad_scaler", "scaled_step", "max_norm"): "0.01",  # None: no clipping; a tight clip changes every step
     ("tensors/padding", "pad_sequences", "padding_value"): "7.0",  # 0.25 would be 0 for int64 sequences
     ("tensors/one_hot", "one_hot", "num_classes"): "int(a['labels'].max()) + 2 if a['labels'].numel() else 3",
     ("tensors/repeat_interleave", "repeat_interleave", "dim"): "0",
