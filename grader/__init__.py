@@ -5,8 +5,10 @@ what it owns and what it may import), top to bottom:
 - ``grader.classroom`` | ``grader.learner`` | ``grader.authoring``: grading a class |
   the learner's loop | what an instructor builds from the course, the handout and the
   Gradescope zip (independent of each other);
-- ``grader.grading``: one grading: the pytest plugin, its options, ``run_grading``;
-- ``grader.sandbox``: the processes that run untrusted code, and the wire to them;
+- ``grader.grading``: one grading: ``pipeline.grade``, the pytest plugin, its options;
+- ``grader.sandbox`` | ``grader.intake``: the processes that run untrusted code, and
+  the wire to them | reading what is handed in (a folder, zip, notebook or loose
+  files) into a ``Submission``;
 - ``grader.contract`` | ``grader.reports``: calling student code under the grading
   contract | rendering results for people;
 - ``grader.core``: the data: outcomes, scores, results, the course, sources.

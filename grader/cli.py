@@ -54,13 +54,15 @@ def main(argv: list[str] | None = None) -> int:
 # ------------------------------------------------------------------ grading one submission
 
 def _grade(sub: argparse._SubParsersAction) -> None:
-    g = sub.add_parser("grade", help="grade one submission folder",
-                       description="Grade one submission: a folder laid out like exercises/. "
-                                   "Exits 0 whenever grading worked, whatever the score.")
+    g = sub.add_parser("grade", help="grade one submission: a folder, a zip, a notebook or a drill's file",
+                       description="Grade one submission: a folder laid out like exercises/ (or a "
+                                   "handout folder), a .zip of one, a Jupyter notebook, or drill "
+                                   "files named after their drill (one_hot.py). Exits 0 whenever "
+                                   "grading worked, whatever the score.")
     g.add_argument("submission", nargs="?", default="exercises",
-                   help="folder to grade, or a Jupyter notebook (.ipynb) whose cells define the "
-                        "drills' functions: read, never run, then graded in the sandbox "
-                        "(default: exercises; 'reference' grades the reference)")
+                   help="what to grade (default: exercises; 'reference' grades the reference). A "
+                        "notebook's cells are read, never run here; anything but this course's own "
+                        "folders is graded in the sandbox")
     g.add_argument("--out", metavar="DIR", help="where results.json goes (default: reports/)")
     g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
                    help="grade only these exercises, e.g. tensors/one_hot")

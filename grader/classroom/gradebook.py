@@ -45,7 +45,6 @@ from grader.core.outcomes import PASSED
 from grader.core.results import MergeReport, Results, ResultsError, fold, validate
 from grader.reports.present import property_points
 
-FILENAME = "gradebook.sqlite"
 # "TDGB" as a big-endian 32-bit integer: marks the SQLite file as a torchdrill gradebook
 APPLICATION_ID = 0x54444742
 SQLITE_HEADER = b"SQLite format 3\x00"

@@ -1,7 +1,7 @@
 """The course's data, with no torch and no pytest: outcomes and scores, the results
 document (``results.json``: its shape, reading, scoring, merging), the course
-(``course.toml``, where drills, tests and submissions are), the learner's hint
-state, which files of a submission are graded and how they are read, a notebook
-read into exercise files without running it (``notebooks``), and the rule for
-student ids. Every other layer builds on it; it imports nothing else of the grader.
+(``course.toml``: where drills and tests are), the learner's hint state, which files
+of a submission are graded and how they are read, the rule for student ids, the
+isolation modes, where commands write (``layout``) and the errors a command reports
+(``errors``). Every other layer builds on it; it imports nothing else of the grader.
 """

@@ -64,7 +64,7 @@ class ExerciseResult(TypedDict):
     static_flags: list[dict[str, Any]]  # ``grader.grading.scan`` findings, never scored
     tests: list[TestResult]
     hints_used: NotRequired[int]
-    # a notebook submission (``grader.core.notebooks``): the notebook, each graded
+    # a notebook submission (``grader.intake.notebooks``): the notebook, each graded
     # function's cell and line, the functions taken from the stub; absent for .py files
     source: NotRequired[dict[str, Any]]
     # "quick" when a learner's ``torchdrill check`` graded it (``grader.learner.check``)

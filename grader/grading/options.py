@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.core.isolation import AUTO, Isolation
+
 LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
-ISOLATION_MODES = ("none", "process", "sandbox")
 DEFAULT_CALL_TIMEOUT_S = 10.0
 DEFAULT_TEST_TIMEOUT_S = 120.0
 
@@ -54,7 +55,7 @@ class Option:
 
 
 ISOLATION = Option(
-    "--isolation", choices=ISOLATION_MODES, default="none",
+    "--isolation", choices=tuple(Isolation), default=Isolation.NONE.value,
     help="where the submission's code runs. sandbox: a confined worker process per exercise "
          "(namespaces, dropped uid, Landlock, seccomp, rlimits: for other people's code); "
          "process: a clean worker process, unconfined; none: in the grader (fast to debug; "
@@ -130,7 +131,7 @@ def add_to_parser(parser: argparse.ArgumentParser, isolation_default: str,
     for option in GRADING:
         kw = option.keywords()
         if option is ISOLATION:
-            choices = [*ISOLATION_MODES, *(["auto"] if isolation_default == "auto" else [])]
+            choices = [*Isolation, *([AUTO] if isolation_default == AUTO else [])]
             kw |= {"choices": choices, "default": isolation_default, "help": isolation_help}
         else:
             kw["default"] = None if option.action is None else kw["default"]  # the plugin's default

@@ -1,31 +1,28 @@
-"""A class's submissions: find them in a folder, read them safely, hash and pack them.
+"""Where a submission's exercises are, and reading them: the rules every intake shares.
 
-``torchdrill grade-all SUBMISSIONS`` gets a folder with one entry per student:
-a folder laid out like ``exercises/`` or a ``.zip`` of one (the student id is the
-entry's name, without ``.zip``). ``discover`` lists the entries and says, for
-each one that is not a submission, why; one bad entry never stops the others.
-``files`` reads a submission's ``.py`` files as they will be graded,
-``content_hash`` names that content (resumable class grading skips what it has
-graded already), and ``pack``/``unpack`` carry it to a grading process, possibly
-on another machine.
+An ``Entry`` is one thing handed in: a folder, a ``.zip`` or a notebook (``grade-all``
+finds one per student with ``discover``, the student id being the entry's name
+without ``.zip``; ``grader.intake.submission`` classifies what a user names with
+``entry_of``). ``discover`` says, for each entry that is not a submission, why; one
+bad entry never stops the others. ``files`` reads an entry's ``.py`` files as they
+will be graded; ``notebook`` reads a notebook's code into exercise files.
 
 Where the exercises may sit, in a folder or a zip alike (the "root"):
 
 - at the top (``tensors/one_hot.py``),
-- under ``exercises/`` (a student's handout, as ``course.submission_folder`` grades it),
+- under ``exercises/`` (a student's handout folder),
 - under one top folder (``alice/tensors/one_hot.py``: what zipping a folder makes),
 - under ``<top folder>/exercises/`` (a zipped handout folder).
 
 Exactly one of these may hold exercise files (``<root>/<exercise id>.py``);
 two are ambiguous and deeper is refused, each with a sentence that says what
-was found where.
+was found where. With none, a notebook (exactly one ``.ipynb`` at one of those
+places) or loose drill files (``one_hot.py`` for ``tensors/one_hot``, at the top
+or under one top folder; a name two drills share is left out) are the submission.
 
-A notebook is a submission too: an entry ``alice.ipynb``, or a folder or zip with
-no exercise file and exactly one ``.ipynb`` at one of those places. Its code is
-read by ``grader.core.notebooks`` (nbformat and ``ast``: no cell ever runs on this
-side) into exercise files (``notebook``), which are then hashed, packed and
-graded like any other. Only the sources under the root are read, by the one rule
-``grader.core.sources`` gives (the sandbox copies by it too): ``.py`` files, no
+A notebook's code is read by ``grader.intake.notebooks`` (nbformat and ``ast``: no
+cell ever runs on this side). Only the sources under the root are read, by the one
+rule ``grader.core.sources`` gives (the sandbox copies by it too): ``.py`` files, no
 dotfiles or dot folders, no symbolic links, a file over ``MAX_SOURCE_BYTES``
 skipped, at most ``MAX_SUBMISSION_BYTES`` in all.
 
@@ -33,16 +30,8 @@ Symbolic links are never followed out of an entry: an entry that is itself a
 link is a problem (reported, so no student silently vanishes from the class),
 and links inside an entry are ignored, wherever they point (as the sandbox's
 copy ignores them); a submission left with no exercise file says how many
-links it ignored. Zip members that are symbolic links are ignored the same way.
-
-Zips are read without trusting them: the member count and central directory
-size are checked from the archive's end record before ``zipfile`` parses the
-directory; absolute or ``..`` member names (zip-slip) and encrypted members
-refuse the whole zip; members that will be read must be stored or deflated
-(bzip2 and lzma decompress without an output bound), expand at most
-``MAX_RATIO`` times, and are read with a cap whatever their headers declare.
-Members that are not read (a student's data files, a zipped ``.venv``) are
-never decompressed, so their sizes do not matter.
+links it ignored. Zip members that are symbolic links are ignored the same way;
+zips themselves are read without trusting them (``grader.intake.archives``).
 """
 
 from __future__ import annotations
@@ -402,7 +391,7 @@ def _read_zip(entry: Entry) -> dict[str, bytes]:
 
 
 def notebook(entry: Entry, stubs: dict[str, notebooks.Stub]) -> notebooks.Extraction:
-    """A notebook submission read into exercise files (``grader.core.notebooks``: parsed,
+    """A notebook submission read into exercise files (``grader.intake.notebooks``: parsed,
     never run), with the cell each function came from. Raises ``SubmissionProblem``
     when it cannot be read or defines no drill's function."""
     if entry.problem is not None:

@@ -29,14 +29,12 @@ from typing import Any
 from grader.core.course import GRADE_DECIMALS, Course
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
+from grader.core.layout import ClassLayout, Layout
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results import Results
 from grader.core.students import student_id_problem
 from grader.reports import counterexamples, present
 
-GRADESCOPE_DIR = "gradescope"
-GRADESCOPE_NAME = "results.json"
-GRADES_NAME = "grades.csv"
 MAX_OUTPUT = 8000  # characters of explanation per Gradescope test / JUnit element
 
 
@@ -102,7 +100,7 @@ def _gradescope_summary(results: Results) -> str:
 
 def write_gradescope(results: Results, out: Path) -> Path:
     """Write ``out/gradescope/results.json``; returns its path."""
-    path = out / GRADESCOPE_DIR / GRADESCOPE_NAME
+    path = Layout(out).gradescope
     write_atomically(path, json.dumps(gradescope(results), indent=1) + "\n")
     return path
 
@@ -283,15 +281,15 @@ def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path)
         try:
             check_file_id(sid)
         except ExportError as exc:
-            raise ExportError(f"cannot write {GRADESCOPE_DIR}/<ID>.json for {sid!r}: {exc}") from None
+            raise ExportError(f"cannot write gradescope/<ID>.json for {sid!r}: {exc}") from None
         other = folded.setdefault(sid.casefold(), sid)
         if other != sid:
-            raise ExportError(f"cannot write {GRADESCOPE_DIR}/<ID>.json: student ids {other!r} and "
+            raise ExportError(f"cannot write gradescope/<ID>.json: student ids {other!r} and "
                               f"{sid!r} differ only in case, and would share one file on a "
                               "case-insensitive file system")
     paths = []
     for sid in ids:
-        path = out / GRADESCOPE_DIR / f"{sid}.json"
+        path = ClassLayout(out).gradescope / f"{sid}.json"
         write_atomically(path, json.dumps(gradescope(results_by_student[sid]), indent=1) + "\n")
         paths.append(path)
     return paths

@@ -1,5 +1,5 @@
 """Notebook submissions: reading a notebook's cells into exercise files without running
-them (``grader.core.notebooks``), notebooks among a class's submissions, and the claim
+them (``grader.intake.notebooks``), notebooks among a class's submissions, and the claim
 that a notebook and the same code as ``.py`` files get the same results."""
 
 from __future__ import annotations
