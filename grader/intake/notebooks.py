@@ -24,19 +24,12 @@ later cell defines the function again.
 
 Cells are numbered from 1 in notebook order, markdown cells included (what a
 student counts scrolling down). ``Extraction.functions`` says which cell and line
-each graded function came from; ``annotate`` puts that into the results
-(``ExerciseResult.source``) and maps line numbers in messages back to cells.
+each graded function came from; ``grader.intake.cell_lines.annotate`` puts that into
+the results (``ExerciseResult.source``) and maps line numbers in messages back to cells.
 
 Everything is bounded: the notebook's size (``MAX_NOTEBOOK_BYTES``), its code
 (``MAX_CODE_CHARS``), the cells (``MAX_CELLS``); a cell that is too deeply nested
 for ``ast`` counts as not parsing.
-
-Why one module of about 500 lines: reading a notebook is one pipeline (bytes,
-cells, statements, the closure each drill needs, its file) whose stages share the
-private ``_Statement`` records and the cell numbering, and ``annotate`` is that
-numbering read backwards (lines of an extracted file to cells); a split would
-make those records public only to pass them between modules that are read
-together anyway.
 """
 
 from __future__ import annotations
@@ -44,7 +37,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from grader.core.errors import NotGradable
@@ -437,59 +430,6 @@ def _assemble(name: str, statements: list[_Statement], stubs: list[str], stub_im
     for stub in stubs:
         parts.append("\n" + stub)
     return "".join(parts), rows
-
-
-# ------------------------------------------------------------------ results
-
-_FILE_LINE = re.compile(r'(?P<file>[\w./\\-]*?(?P<path>[\w-]+(?:/[\w-]+)*)\.py)(?P<sep>"?,) line (?P<line>\d+)')
-
-
-def cell_line(rows: list[tuple[int, int, int, int]] | list[list[int]], line: int) -> tuple[int, int] | None:
-    """(cell, line in cell) of line ``line`` of a drill's extracted file, or None."""
-    for first, last, cell, cell_first in rows:
-        if first <= line <= last:
-            return cell, cell_first + line - first
-    return None
-
-
-def annotate(results: Any, info: dict[str, Any]) -> Any:
-    """Record in ``results`` (in place; also returned) where each exercise's code came
-    from (``ExerciseResult.source``), and in its messages every ``<drill>.py, line N``
-    replaced by the notebook's cell and line (static flags get them beside). ``info`` is
-    ``Extraction.as_json()``."""
-    sources = info.get("sources") or {}
-    maps = info.get("line_map") or {}
-    notebook = info.get("notebook") or "the notebook"
-    for ex in results.get("exercises", []):
-        drill = ex.get("id")
-        if drill not in sources or sources[drill] is None:
-            continue
-        ex["source"] = sources[drill]
-        rows = maps.get(drill) or []
-        for flag in ex.get("static_flags") or []:
-            found = cell_line(rows, int(flag.get("line") or 0))
-            if found:
-                flag["cell"], flag["cell_line"] = found
-        for t in ex.get("tests", []):
-            if t.get("message"):
-                t["message"] = _mark_cells(t["message"], drill, rows, notebook)
-    return results
-
-
-def _mark_cells(text: str, drill: str, rows: Any, notebook: str) -> str:
-    tail = PurePosixPath(drill).as_posix()
-
-    def mark(m: re.Match[str]) -> str:
-        """``File "alice/tensors/one_hot.py", line 9`` -> ``File "hw.ipynb", cell 2, line 3``:
-        the grader's copy of the cell's code is a file the learner never saw."""
-        if not m.group("path").endswith(tail):
-            return m.group(0)
-        found = cell_line(rows, int(m.group("line")))
-        if not found:
-            return m.group(0)
-        return f"{notebook}{m.group('sep')} cell {found[0]}, line {found[1]}"
-
-    return _FILE_LINE.sub(mark, text)
 
 
 def is_notebook_name(name: str) -> bool:

@@ -33,7 +33,7 @@ from grader.core.files import remove_tree
 from grader.core.results import Results
 from grader.core.sources import MAX_SOURCE_BYTES
 from grader.core.sources import read as read_source
-from grader.intake import archives, notebooks, reader
+from grader.intake import archives, cell_lines, notebooks, reader
 
 
 class Kind(StrEnum):
@@ -185,6 +185,6 @@ def finish(results: Results, submission: Submission, folder: Path) -> Results:
         text = json.dumps(results).replace(json.dumps(f"{folder}/")[1:-1], "")
         results = json.loads(text.replace(json.dumps(str(folder))[1:-1], json.dumps(submission.name)[1:-1]))
     if submission.notebook is not None:
-        results = notebooks.annotate(results, submission.notebook)
+        results = cell_lines.annotate(results, submission.notebook)
     results["submission"] = submission.name
     return results

@@ -16,7 +16,7 @@ import pytest
 
 from grader.core.course import exercise_tests
 from grader.core.results import Results, outcomes_only
-from grader.intake import notebooks, reader
+from grader.intake import cell_lines, notebooks, reader
 from grader.tests.grading import REPO
 
 STUBS = notebooks.drill_functions(REPO, list(exercise_tests(REPO)))
@@ -107,7 +107,7 @@ def test_annotate_records_cells_and_maps_lines_in_messages():
     line = next(first for first, _, cell, _ in info["line_map"]["tensors/one_hot"] if cell == 2) + 2
     results: dict[str, Any] = {"exercises": [{"id": "tensors/one_hot", "static_flags": [{"line": line}], "tests": [
         {"message": f'boom\n  File "alice/tensors/one_hot.py", line {line}, in one_hot'}]}]}
-    notebooks.annotate(results, info)
+    cell_lines.annotate(results, info)
     ex = results["exercises"][0]
     assert ex["source"]["functions"] == [{"name": "one_hot", "cell": 2, "line": 6}]
     assert ex["static_flags"][0]["cell"] == 2
