@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.contract.call import DEFAULT_CALL_TIMEOUT_S
 from grader.core.isolation import AUTO, Isolation
 
 LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
-DEFAULT_CALL_TIMEOUT_S = 10.0
 DEFAULT_TEST_TIMEOUT_S = 120.0
 
 

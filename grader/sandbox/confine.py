@@ -44,10 +44,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.core.isolation import Isolation
 from grader.sandbox import launch
 
 LAYERS: tuple[str, ...] = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
-ISOLATIONS: tuple[str, ...] = ("sandbox", "process", "none")
 ROLES: tuple[str, ...] = ("worker", "rank")
 OFF_ENV = "TORCHDRILL_SANDBOX_OFF"
 
@@ -117,15 +117,16 @@ def _check_names(names: Iterable[str]) -> None:
                          f"known: {', '.join(LAYERS)}")
 
 
-def plan(isolation: str, off: Collection[str] = (), *,
+def plan(isolation: Isolation | str, off: Collection[str] = (), *,
          cpu_seconds: int = DEFAULT_CPU_SECONDS) -> Plan:
     """Decide the layers: every available one not forced off (``--sandbox-off`` or
     ``$TORCHDRILL_SANDBOX_OFF``) for ``sandbox``; none for ``process`` and ``none``.
 
     Probes are cached per process; the first call costs ~10 ms (one bwrap run).
     """
-    if isolation not in ISOLATIONS:
-        raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(ISOLATIONS)}")
+    if isolation not in tuple(Isolation):
+        raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(Isolation)}")
+    isolation = Isolation(isolation).value  # a plain string: plans travel as JSON (xdist, the zygote)
     env_off = [n.strip() for n in os.environ.get(OFF_ENV, "").split(",") if n.strip()]
     _check_names(off)
     _check_names(env_off)
