@@ -31,7 +31,11 @@ pytestmark = pytest.mark.exercise(points=15, forbid={
 }, mutates={"batch_norm_train": ("tensors",)})
 
 DEFAULT_MOMENTUM, DEFAULT_EPS = 0.1, 1e-5
-CPU_TOLERANCE = {torch.float32: dict(rtol=1e-4, atol=1e-4)}
+# float32 against the float64 truth: x - mean of a nearly constant channel around 5 is only
+# known to ~5e-7 (one float32 ulp), and dividing by sqrt(eps = 1e-5) multiplies that by ~316
+# (then by |weight| <= 2): ~3e-4, hence atol 1e-3 (as in the layer-norm drill).
+FLOAT32_TOLERANCE = dict(rtol=1e-4, atol=1e-3)
+CPU_TOLERANCE = {torch.float32: FLOAT32_TOLERANCE}
 
 
 # ------------------------------------------------------------------ cases
@@ -299,7 +303,7 @@ def test_float32_on_gpu(impl, case):
     got, _ = float32_on_device_and_float64_oracle("cuda", train, lambda *t: None,
                                                   [rounded.x, rounded.weight, rounded.bias], {})
     assert isinstance(got, torch.Tensor) and got.device.type == "cuda", "the output must stay on the GPU"
-    tol = dict(rtol=1e-4, atol=1e-4)
+    tol = FLOAT32_TOLERANCE
     assert_same(got.cpu().double(), expected, what=f"float32 output on the GPU ({case.text()})", **tol)
     for name, b, e in (("running_mean", buffers[0], rm64), ("running_var", buffers[1], rv64)):
         assert b.device.type == "cuda", f"{name} moved off the GPU"
