@@ -9,25 +9,25 @@ from typing import cast
 
 import pytest
 
-from grader.core import course, hints
+from grader.core import hints, syllabus
 from grader.core.errors import UsageError
 from grader.intake.submission import open_submission
-from grader.reports import report, table
+from grader.reports import student_report, table
 from grader.tests.grading import REPO
 from grader.tests.sample_results import mixed_results
 
 
 @pytest.fixture(scope="module")
-def the_course() -> course.Course:
-    return course.load(REPO)
+def the_course() -> syllabus.Course:
+    return syllabus.load(REPO)
 
 
 def test_course_toml_and_the_test_files_name_the_same_drills():
-    assert sorted(course.listed_ids(REPO)) == sorted(course.exercise_tests(REPO))
+    assert sorted(syllabus.listed_ids(REPO)) == sorted(syllabus.exercise_tests(REPO))
 
 
 def test_the_course_order_is_the_toml_order(the_course):
-    assert the_course.ids == course.listed_ids(REPO)
+    assert the_course.ids == syllabus.listed_ids(REPO)
     assert the_course.ids[:2] == ["tensors/contiguity", "tensors/broadcast"]
     assert [t.name for t in the_course.topics] == ["tensors", "nn", "autograd", "losses", "attention", "data",
                                                    "distributed", "speed", "training"]
@@ -55,7 +55,7 @@ def test_no_hint_quotes_a_line_of_reference_code(the_course):
 
 
 def test_points_and_titles_are_read_from_the_test_modules(the_course):
-    facts = {d: course.drill_facts(REPO, d) for d in the_course.ids}
+    facts = {d: syllabus.drill_facts(REPO, d) for d in the_course.ids}
     assert facts["tensors/one_hot"]["points"] == 10
     assert facts["training/gan"]["points"] == 15
     # the first 24 drills (275), then issue 29: autograd/* 35, nn/batch_norm_stats 15, speed/lr_warmup 10,
@@ -78,13 +78,13 @@ def test_a_drill_is_named_by_id_short_name_or_file(the_course, typed):
     ("exercises/tensors/onehot.py", "one_hot"), ("Conv2D", "conv2d"), ("layernorm", "layer_norm"),
 ])
 def test_an_unknown_drill_says_did_you_mean(the_course, typed, meant):
-    with pytest.raises(course.CourseError) as err:
+    with pytest.raises(syllabus.CourseError) as err:
         the_course.resolve(typed)
     assert str(err.value) == f"unknown drill {typed}: did you mean {meant}?"
 
 
 def test_an_unknown_drill_like_none_names_the_drills(the_course):
-    with pytest.raises(course.CourseError, match=r"unknown drill zzz; the 34 drills are contiguity, "
+    with pytest.raises(syllabus.CourseError, match=r"unknown drill zzz; the 34 drills are contiguity, "
                                                  r"broadcast, .*, gan \(`torchdrill list` shows them\)"):
         the_course.resolve("zzz")
 
@@ -107,8 +107,8 @@ def test_a_missing_absolute_folder_is_named_once(tmp_path, monkeypatch):
 
 def test_an_ambiguous_short_name_is_refused(tmp_path):
     _course(tmp_path, {"a": ["x"], "b": ["x"]})
-    with pytest.raises(course.CourseError, match="ambiguous: say which of a/x, b/x"):
-        course.load(tmp_path).resolve("x")
+    with pytest.raises(syllabus.CourseError, match="ambiguous: say which of a/x, b/x"):
+        syllabus.load(tmp_path).resolve("x")
 
 
 def _course(root: Path, topics: dict[str, list[str]], toml: str | None = None) -> None:
@@ -124,7 +124,7 @@ def _course(root: Path, topics: dict[str, list[str]], toml: str | None = None) -
 
 def test_without_course_toml_the_drills_come_from_the_tests(tmp_path):
     _course(tmp_path, {"b": ["z", "y"], "a": ["x"]})
-    loaded = course.load(tmp_path)
+    loaded = syllabus.load(tmp_path)
     assert loaded.ids == ["a/x", "b/y", "b/z"]
     assert all(not d.hints for d in loaded.drills)
 
@@ -132,7 +132,7 @@ def test_without_course_toml_the_drills_come_from_the_tests(tmp_path):
 def test_a_tested_drill_missing_from_course_toml_is_listed_last(tmp_path):
     _course(tmp_path, {"a": ["x", "y"]}, '[[topics]]\nname = "a"\n[[topics.drills]]\nname = "y"\n'
                                          'hints = ["one", "two"]\n')
-    loaded = course.load(tmp_path)
+    loaded = syllabus.load(tmp_path)
     assert loaded.ids == ["a/y", "a/x"]
     assert loaded.drill("a/y").hints == ("one", "two")
 
@@ -148,8 +148,8 @@ def test_a_tested_drill_missing_from_course_toml_is_listed_last(tmp_path):
 ])
 def test_a_broken_course_toml_is_one_clear_sentence(tmp_path, toml, message):
     _course(tmp_path, {"a": ["x"]}, toml)
-    with pytest.raises(course.CourseError, match=message) as info:
-        course.load(tmp_path)
+    with pytest.raises(syllabus.CourseError, match=message) as info:
+        syllabus.load(tmp_path)
     assert str(tmp_path / "course.toml") in str(info.value)
 
 
@@ -157,7 +157,7 @@ def test_annotate_orders_exercises_and_records_hints(tmp_path):
     results = {"exercises": [{"id": i} for i in ("training/gan", "tensors/one_hot", "zz/extra",
                                                     "tensors/contiguity")]}
     (tmp_path / hints.HINTS_FILE).write_text(json.dumps({"schema": 1, "revealed": {"tensors/one_hot": 2}}))
-    course.annotate(results, REPO, hints.revealed(tmp_path))
+    syllabus.annotate(results, REPO, hints.revealed(tmp_path))
     assert [e["id"] for e in results["exercises"]] == ["tensors/contiguity", "tensors/one_hot",
                                                        "training/gan", "zz/extra"]
     assert [e["hints_used"] for e in results["exercises"]] == [0, 2, 0, 0]
@@ -166,7 +166,7 @@ def test_annotate_orders_exercises_and_records_hints(tmp_path):
 def test_hints_used_show_in_the_report_and_the_table(tmp_path):
     results = mixed_results()
     results["exercises"][0]["hints_used"] = 2
-    assert "2 hints used" in report.render_html(results, REPO)
+    assert "2 hints used" in student_report.render_html(results, REPO)
     out = tmp_path / "table.txt"
     with out.open("w") as f:
         table.render(results, file=f)
