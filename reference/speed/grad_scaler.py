@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
-
-FLOAT32_MAX = torch.finfo(torch.float32).max
 
 
 def unscale_grads(grads: list[torch.Tensor | None], scale: float
@@ -25,7 +25,7 @@ def update_scale(scale: float, growth_tracker: int, found_inf: bool, growth_fact
     if clean < growth_interval:
         return float(scale), clean
     grown = float(torch.tensor(scale * growth_factor, dtype=torch.float32))  # float32, as GradScaler keeps it
-    return (grown if abs(grown) <= FLOAT32_MAX else float(scale)), 0
+    return (grown if math.isfinite(grown) else float(scale)), 0  # an overflow to inf is not made
 
 
 def scaled_step(model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torch.Tensor,

@@ -413,9 +413,9 @@ def test_inputs_and_targets_are_left_alone(impl, case):
 @pytest.mark.cuda
 @settings(max_examples=10)
 @given(steps())
-def test_on_gpu_a_float16_autocast_free_step_matches(impl, case):
-    """The model, the batch and so the gradients on the GPU: the scale logic is the same, the
-    inf/nan check must look at CUDA tensors (and answer a Python bool)."""
+def test_on_gpu_a_step_matches_the_cpu_grad_scaler(impl, case):
+    """The model, the optimizer's state, the batch and so the gradients on the GPU: the scale
+    logic is the same, the inf/nan check must look at CUDA tensors (and answer a Python bool)."""
     model, optimizer = case.build()
     model.cuda()
     optimizer.load_state_dict(optimizer.state_dict())  # moves the state with the parameters
