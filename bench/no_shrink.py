@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
 
-from grader.core.results import Results, verdicts  # noqa: E402
+from grader.core.results_json import Results, verdicts  # noqa: E402
 
 MUTANTS = REPO / "grader" / "tests" / "mutants"
 

@@ -1,6 +1,6 @@
 """Measure the reference's grading time per drill and record it in tests/reference_times.json.
 
-Each drill's wall budget is derived from it (grader/core/budgets.py: 10 times the
+Each drill's wall budget is derived from it (grader/core/time_budgets.py: 10 times the
 reference's time plus 30 s). Run it after changing a drill's tests (a drill whose
 test file changed since gets the default budget until then), inside the tox
 environment: ``.tox/py3/bin/python bench/reference_times.py``. Prints each drill's
@@ -18,8 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's grader, not an installed one
 
-from grader.core import budgets  # noqa: E402
-from grader.core.course import exercise_tests  # noqa: E402
+from grader.core import time_budgets  # noqa: E402
+from grader.core.syllabus import exercise_tests  # noqa: E402
 from grader.grading.pipeline import grade  # noqa: E402
 from grader.intake.submission import open_submission  # noqa: E402
 
@@ -35,8 +35,8 @@ def main() -> None:
         print(f"{s:7.2f} s  {drill}")
     tests = exercise_tests(REPO)
     if only:  # the others' times, where their tests are still the ones timed
-        seconds = {**budgets.recorded(REPO / "tests", tests), **seconds}
-    path = budgets.record(REPO / "tests", tests, seconds)
+        seconds = {**time_budgets.recorded(REPO / "tests", tests), **seconds}
+    path = time_budgets.record(REPO / "tests", tests, seconds)
     print(f"total {sum(seconds.values()):.1f} s; written to {path.relative_to(REPO)}")
 
 

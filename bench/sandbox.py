@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))  # this checkout's grader, not the one installed
 
 from grader.contract.forbid import Forbidden  # noqa: E402
 from grader.contract.impl import Implementation  # noqa: E402
-from grader.core.results import Results, verdicts  # noqa: E402
+from grader.core.results_json import Results, verdicts  # noqa: E402
 from grader.sandbox import sandboxed_impl, sandboxes  # noqa: E402
 
 

@@ -2,8 +2,8 @@
 
 Every command lives in the layer it belongs to (``grader.grading.commands``:
 ``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``;
-``grader.authoring``: ``release``, ``gradescope-autograder``;
-``grader.classroom.classgrade``: ``grade-all``, ``merge``; ``course_secret``: ``secret``) as a
+``grader.authoring``: ``release``, ``gradescope-autograder``, ``secret``;
+``grader.classroom.classgrade``: ``grade-all``, ``merge``) as a
 ``cmd_*`` function of the parsed arguments returning the exit code. This module
 is the top of the package: nothing imports it.
 """
@@ -14,8 +14,8 @@ import argparse
 import sys
 
 import grader
-from grader.authoring import gradescope, release
-from grader.classroom import classgrade, course_secret
+from grader.authoring import gradescope, make_secret, release
+from grader.classroom import classgrade
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError
 from grader.grading import commands, options
 from grader.learner import check, hint, listing, watch
@@ -283,4 +283,4 @@ def _secret(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--out", metavar="FILE",
                    help="where to keep it (default: ~/.config/torchdrill/secret, or under "
                         "$XDG_CONFIG_HOME; outside the course folder, so no release or push takes it)")
-    s.set_defaults(run=course_secret.cmd_secret)
+    s.set_defaults(run=make_secret.cmd_secret)

@@ -39,12 +39,12 @@ from pathlib import Path
 from typing import Any
 
 import grader
-from grader.core import secret as secret_module
-from grader.core.course import exercise_tests, find_course
+from grader.core import course_secret
+from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.gradescope import CONFIG, COURSE, PAYLOAD, SECRET, grader_failed_result
-from grader.core.secret import Secret
 from grader.core.stubs import write_stubs
+from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
 from grader.grading.pipeline import grading_args
 
@@ -227,7 +227,7 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
         raise UsageError(f"OUT must be a .zip file (Gradescope takes a zip): got {out}")
     isolation = args.isolation
     grading_args(course, args.only, 0, args.profile)  # an unknown --only drill stops here, not on Gradescope
-    drawn = secret_module.official(args.secret_file, args.public_examples)
+    drawn = course_secret.official(args.secret_file, args.public_examples)
     config = {"only": args.only or [], "profile": args.profile, "isolation": isolation,
               "grading_options": options.pytest_args(
                   args, isolation, [o for o in options.GRADING if o is not options.SECRET_FILE]),

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from grader.core import course as course_module
+from grader.core import syllabus
 from grader.core.stubs import stub_source
 
 NOTEBOOKS_DIR = "notebooks"
@@ -93,7 +93,7 @@ def _split_stub(text: str) -> tuple[str, str]:
     return doc, rest
 
 
-def topic_notebook(root: Path, topic: course_module.Topic, course_title: str, handout_url: str) -> str:
+def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout_url: str) -> str:
     """One topic's notebook as JSON text."""
     import nbformat
 
@@ -103,7 +103,7 @@ def topic_notebook(root: Path, topic: course_module.Topic, course_title: str, ha
     total = 0.0
     drill_cells = []
     for drill in topic.drills:
-        facts = course_module.drill_facts(root, drill.id)
+        facts = syllabus.drill_facts(root, drill.id)
         points = facts["points"] or 0
         total += points
         doc, code = _split_stub(stub_source((root / "exercises" / f"{drill.id}.py").read_text(encoding="utf-8")))
@@ -134,7 +134,7 @@ def topic_notebook(root: Path, topic: course_module.Topic, course_title: str, ha
     return str(nbformat.writes(nb)) + "\n"
 
 
-def write_notebooks(root: Path, out: Path, course: course_module.Course, handout_url: str = "") -> list[Path]:
+def write_notebooks(root: Path, out: Path, course: syllabus.Course, handout_url: str = "") -> list[Path]:
     """``out/notebooks/<topic>.ipynb`` for every topic; returns the files written."""
     folder = out / NOTEBOOKS_DIR
     folder.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
-from grader.core import course as course_module
+from grader.core import syllabus
 
 REF_FIXTURE = "ref"
 SKIPPED_PARTS = {"__pycache__", ".hypothesis", ".pytest_cache", ".tox"}
@@ -302,7 +302,7 @@ def filtered_tests(root: Path) -> dict[Path, Filtered]:
 def public_properties(root: Path, filtered: dict[Path, Filtered] | None = None) -> dict[str, list[str]]:
     """Drill id -> the names of its public properties (what a handout can run)."""
     filtered = filtered if filtered is not None else filtered_tests(root)
-    by_path = {path.resolve(): drill for drill, path in course_module.exercise_tests(root).items()}
+    by_path = {path.resolve(): drill for drill, path in syllabus.exercise_tests(root).items()}
     return {by_path[p.resolve()]: f.kept_tests for p, f in filtered.items() if p.resolve() in by_path}
 
 

@@ -36,7 +36,7 @@ from grader.authoring.public_tests import (
     public_properties,
 )
 from grader.authoring.student_files import ReleaseError, student_pyproject, student_readme, student_tox_ini
-from grader.core import course as course_module
+from grader.core import syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.stubs import write_stubs
 
@@ -82,24 +82,24 @@ def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    by_path = {path.resolve(): drill for drill, path in course_module.exercise_tests(root).items()}
+    by_path = {path.resolve(): drill for drill, path in syllabus.exercise_tests(root).items()}
     hidden = {by_path[p.resolve()]: f.removed_tests for p, f in filtered.items() if p.resolve() in by_path}
     return Release(target, public, hidden, files)
 
 
-def _checked_course(root: Path) -> course_module.Course:
-    if not (root / course_module.COURSE_FILE).is_file():
-        raise ReleaseError(f"{root} has no {course_module.COURSE_FILE}: a release needs the course "
+def _checked_course(root: Path) -> syllabus.Course:
+    if not (root / syllabus.COURSE_FILE).is_file():
+        raise ReleaseError(f"{root} has no {syllabus.COURSE_FILE}: a release needs the course "
                            "order and hints (and graders recognise a handout by it)")
     try:
-        course = course_module.load(root)
-        listed = set(course_module.listed_ids(root))
-    except course_module.CourseError as exc:
+        course = syllabus.load(root)
+        listed = set(syllabus.listed_ids(root))
+    except syllabus.CourseError as exc:
         raise ReleaseError(str(exc)) from None
-    tested = set(course_module.exercise_tests(root))
+    tested = set(syllabus.exercise_tests(root))
     if listed != tested:
-        raise ReleaseError(f"{course_module.COURSE_FILE} and tests/ disagree: only in "
-                           f"{course_module.COURSE_FILE}: {', '.join(sorted(listed - tested)) or 'none'}; "
+        raise ReleaseError(f"{syllabus.COURSE_FILE} and tests/ disagree: only in "
+                           f"{syllabus.COURSE_FILE}: {', '.join(sorted(listed - tested)) or 'none'}; "
                            f"only in tests/: {', '.join(sorted(tested - listed)) or 'none'}")
     return course
 
@@ -112,7 +112,7 @@ def _new_folder(out: Path) -> Path:
     return out
 
 
-def _write_handout(root: Path, out: Path, course: course_module.Course,
+def _write_handout(root: Path, out: Path, course: syllabus.Course,
                    filtered: dict[Path, Filtered], public: dict[str, list[str]], notebooks: bool = False) -> None:
     write_stubs(root, out / "exercises")  # the stubs as handed out, whatever exercises/ holds now
     _copy_tree(root / "grader", out / "grader", lambda p: p.relative_to(root / "grader").parts[0] != "tests")
@@ -151,7 +151,7 @@ def _copy_tree(src: Path, dst: Path, keep: Callable[[Path], bool]) -> None:
 # ------------------------------------------------------------------ the command
 
 def cmd_release(args: argparse.Namespace) -> int:
-    root = Path(args.course).resolve() if args.course else course_module.find_course(Path.cwd())
+    root = Path(args.course).resolve() if args.course else syllabus.find_course(Path.cwd())
     try:
         made = build(root, Path(args.out), notebooks=getattr(args, "notebooks", False),
                      handout_url=getattr(args, "handout_url", None) or "")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from grader.core import course as course_module
+from grader.core import syllabus
 from grader.core.errors import UsageError
 
 README_TEMPLATE = Path(__file__).parent / "templates" / "student_README.md.j2"
@@ -70,7 +70,7 @@ def _ini_section(name: str, options: dict[str, str]) -> list[str]:
     return out + [""]
 
 
-def student_readme(root: Path, course: course_module.Course, public: dict[str, list[str]],
+def student_readme(root: Path, course: syllabus.Course, public: dict[str, list[str]],
                    notebooks: bool = False) -> str:
     """README.md of a handout, from ``grader/authoring/templates/student_README.md.j2``."""
     import jinja2
@@ -88,7 +88,7 @@ def student_readme(root: Path, course: course_module.Course, public: dict[str, l
         first=first.name if first else "NAME", first_id=first.id if first else "topic/NAME")
 
 
-def _drill_row(root: Path, drill: course_module.Drill, public: dict[str, list[str]]) -> dict[str, Any]:
-    facts = course_module.drill_facts(root, drill.id)
+def _drill_row(root: Path, drill: syllabus.Drill, public: dict[str, list[str]]) -> dict[str, Any]:
+    facts = syllabus.drill_facts(root, drill.id)
     return {"id": drill.id, "name": drill.name, "points": facts["points"], "title": facts["title"],
             "hints": len(drill.hints), "public": len(public.get(drill.id, []))}

@@ -46,24 +46,22 @@ from grader.classroom import gradeproc, similarity
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
 from grader.classroom.runners import DaskRunner, Job, LocalRunner, Runner
-from grader.core import course as course_module
-from grader.core import results as results_module
-from grader.core import secret as secret_module
-from grader.core.course import exercise_tests, find_course
+from grader.core import course_secret, results_json, syllabus
+from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, NotGradable, UsageError
 from grader.core.files import write_atomically
 from grader.core.isolation import Isolation
 from grader.core.layout import ClassLayout
-from grader.core.results import Results, fold, replace_exercises
-from grader.core.secret import Secret
+from grader.core.results_json import Results, fold, replace_exercises
 from grader.core.stubs import stub_source
+from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
 from grader.grading.commands import check_templates
 from grader.grading.pipeline import grading_args
 from grader.intake.archives import pack
 from grader.intake.reader import Entry, discover
 from grader.intake.submission import from_entry
-from grader.reports import report as report_module
+from grader.reports import student_report
 from grader.sandbox import confine
 
 
@@ -90,7 +88,7 @@ class ClassGrading:
         self.course, self.out, self.console = course, out, console
         self.template = template
         self.only, self.force = only, force
-        self.suite = results_module.suite_hash(course / "tests", secret.digest if secret else None)
+        self.suite = results_json.suite_hash(course / "tests", secret.digest if secret else None)
         self.wanted = set(only or exercise_tests(course))
         self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
@@ -176,7 +174,7 @@ class ClassGrading:
         if cuda is not None and cuda.results is not None:  # the cuda part, from a GPU worker
             try:
                 results, _ = fold(results, cuda.results)
-            except results_module.ResultsError as exc:
+            except results_json.ResultsError as exc:
                 return self._failed(book, student, f"its cuda tests could not be folded in: {exc}")
         results["environment"]["grading"] = {  # where it ran, for the instructor's record
             "worker": answer.worker, **({"cuda_worker": cuda.worker} if cuda is not None else {})}
@@ -197,8 +195,8 @@ class ClassGrading:
 def write_student(out: Path, course: Path, student: str, results: Results) -> Path:
     """``DIR/students/<ID>/results.json`` and ``index.html``, each written atomically."""
     layout = ClassLayout(out).student(student)
-    results_module.write(results, layout.results)
-    return report_module.write_report(results, layout.root, course)
+    results_json.write(results, layout.results)
+    return student_report.write_report(results, layout.root, course)
 
 
 def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
@@ -207,7 +205,7 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
     ``found`` (``similarity.analyse``'s evidence), its section, similarity.json and
     similarity.csv; without it, the similarity.json an earlier run left (``reuse``),
     with its behaviour evidence made again from the current results."""
-    from grader.reports import classreport, exports, similarity_view
+    from grader.reports import class_report, exports, similarity_view
 
     current = book.current()
     problems = book.problems()
@@ -217,7 +215,7 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
             found = similarity.refresh(json.loads(stored.read_text(encoding="utf-8")), current)
         except (OSError, ValueError):
             found = None
-    written = {"class report": classreport.write_class_report(current, problems, out, course,
+    written = {"class report": class_report.write_class_report(current, problems, out, course,
                                                               similarity=found),
                "grades": exports.write_grades_csv(current, ClassLayout(out).grades_csv,
                                                   course=_course_or_none(course))}
@@ -231,11 +229,11 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
     return written
 
 
-def _course_or_none(course: Path) -> course_module.Course | None:
+def _course_or_none(course: Path) -> syllabus.Course | None:
     """The course (order of the drills, grades.csv's decimals); None if course.toml is unreadable."""
     try:
-        return course_module.load(course)
-    except course_module.CourseError:
+        return syllabus.load(course)
+    except syllabus.CourseError:
         return None
 
 
@@ -277,7 +275,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         if refused:
             raise UsageError(refused)
     check_templates(course)  # a missing template is reported now, not after grading
-    drawn = secret_module.official(args.secret_file, args.public_examples)
+    drawn = course_secret.official(args.secret_file, args.public_examples)
     grading_args(course, args.only)  # an unknown --only drill stops here
     # The secret travels in the jobs (a cluster's machines have no file of it), not as a path.
     template = GradingJob(student="", course=str(course), files=b"", isolation=Isolation(args.isolation),
@@ -379,7 +377,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         known = set(book.students())
         for path in map(Path, args.results):
             try:
-                incoming = results_module.read(path)
+                incoming = results_json.read(path)
             except (OSError, ValueError) as exc:
                 print(f"{path}: skipped: cannot read it ({exc})")
                 continue

@@ -42,7 +42,7 @@ from typing import Any
 
 from grader.core.errors import UsageError
 from grader.core.outcomes import PASSED
-from grader.core.results import MergeReport, Results, ResultsError, fold, validate
+from grader.core.results_json import MergeReport, Results, ResultsError, fold, validate
 from grader.reports.present import property_points
 
 # "TDGB" as a big-endian 32-bit integer: marks the SQLite file as a torchdrill gradebook
@@ -296,7 +296,7 @@ class Gradebook:
         Refused (GradebookError) when the student has no submission, when the test
         suites differ (or either is unknown), when ``content_hash`` is given and is
         not the current submission's, or when ``incoming`` is not a results dict.
-        The rules are ``grader.core.results.fold``'s.
+        The rules are ``grader.core.results_json.fold``'s.
         """
         with self._transaction(f"merge results into the submission of {student!r}") as db:
             row = db.execute("SELECT id, content_hash, results_json FROM submissions "

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grader.classroom.jobs import GradingAnswer, GradingJob
+from grader.core.course_secret import ENV as SECRET_ENV
 from grader.core.errors import GraderFailed
 from grader.core.files import remove_tree
 from grader.core.isolation import Isolation
-from grader.core.secret import ENV as SECRET_ENV
 from grader.sandbox import confine, launch
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from grader.core import results as results_module
+from grader.core import results_json
 from grader.core.errors import GraderFailed, NotGradable
 from grader.core.files import write_atomically
 from grader.core.gradescope import (
@@ -36,7 +36,7 @@ from grader.core.gradescope import (
     grader_failed_result,
     not_gradable_result,
 )
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.grading.pipeline import grade
 from grader.intake.submission import from_files, open_submission
 from grader.reports import exports
@@ -94,7 +94,7 @@ def run(root: Path) -> dict[str, Any]:
         config = json.loads((root / "source" / PAYLOAD / CONFIG).read_text(encoding="utf-8"))
         drills = list(config.get("drills") or [])
         results = grade_submission(root, config)
-        results_module.write(results, results_dir / "torchdrill-results.json")  # for the instructor
+        results_json.write(results, results_dir / "torchdrill-results.json")  # for the instructor
         answer = exports.gradescope(results)
         answer["output"] += notebook_note(results)
         print(f"graded: {results['score']:g} / {results['max_score']:g}")

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from grader.core.isolation import Isolation
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.intake.submission import Kind
 
 CUDA_MARKER = "cuda"

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from grader.classroom import gradeproc
 from grader.classroom.jobs import GradingJob, Part
 from grader.core.errors import UsageError
-from grader.core.results import Results
+from grader.core.results_json import Results
 
 
 @dataclass

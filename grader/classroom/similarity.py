@@ -305,7 +305,7 @@ def _wrong_answer(test: Mapping[str, Any]) -> str | None:
     if test.get("outcome") not in (FAILED, ERROR):
         return None
     cx = test.get("counterexample") or {}
-    from grader.reports.classreport import input_text
+    from grader.reports.class_report import input_text
 
     given = input_text(cx)
     if given is None:

@@ -49,7 +49,6 @@ def guarded_call(fn: Callable[..., Any], what: str, path: Path, forbidden: Forbi
 
 
 MAX_TIMEOUTS = 2  # calls of one function past the per-call limit before it is no longer called
-DEFAULT_CALL_TIMEOUT_S = 10.0  # wall-clock limit per call of the submission's code (--call-timeout)
 
 
 class CallTimedOut(TimedOut):

@@ -1,6 +1,6 @@
 """Which examples a grading draws: the public ranges, or the official grading's wider ones.
 
-An official grading (one given a course secret, ``grader.core.secret``) draws its
+An official grading (one given a course secret, ``grader.core.course_secret``) draws its
 examples from seeds no student knows, and also from wider ranges than the public
 run: larger sides, more classes, longer sequences. An answer tuned to what the
 public tests draw (wrong whenever ``num_classes > 6``, say) then meets inputs it

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from grader.core import sources
-from grader.core.course import Drill
 from grader.core.files import write_atomically
+from grader.core.syllabus import Drill
 
 HINTS_FILE = ".torchdrill-hints.json"
 SCHEMA = 1

@@ -18,12 +18,11 @@ from typing import Any, cast
 
 import pytest
 
-from grader.core import budgets, course, hints
-from grader.core import results as results_module
-from grader.core.course import course_root
+from grader.core import hints, results_json, syllabus, time_budgets
 from grader.core.errors import GraderFailed
 from grader.core.outcomes import ERROR, PASSED
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import course_root
 from grader.grading import scan
 from grader.reports.table import render
 
@@ -48,8 +47,8 @@ class ResultsCollector:
         secret's digest)."""
         self.config = config
         self.examples = examples or {"drawn": "public"}
-        self.exercises: dict[str, results_module.ExerciseInfo] = {}
-        self.tests: dict[str, results_module.TestRecord] = {}
+        self.exercises: dict[str, results_json.ExerciseInfo] = {}
+        self.tests: dict[str, results_json.TestRecord] = {}
         self.results: Results | None = None  # built when the session ends (None: no grading)
         self.failure: GraderFailed | None = None  # why the session was stopped without a grade
         self.tests_dir: Path | None = None
@@ -82,13 +81,13 @@ class ResultsCollector:
         eid = meta["exercise"]
         test_path = Path(self.config.rootpath, report.nodeid.split("::")[0])
         if eid not in self.exercises:
-            self.exercises[eid] = results_module.ExerciseInfo(
+            self.exercises[eid] = results_json.ExerciseInfo(
                 eid, meta["points"], meta["title"],
                 static_flags=scan.flags_for(submission_root(self.config, test_path), eid,
                                             meta.get("forbid")))
         record = self.tests.get(report.nodeid)
         if record is None:
-            record = self.tests[report.nodeid] = results_module.TestRecord(
+            record = self.tests[report.nodeid] = results_json.TestRecord(
                 exercise=eid, name=report.nodeid.split("::", 1)[-1], outcome=PASSED,
                 weight=meta["weight"], hidden=meta["hidden"], markers=meta["markers"])
         record.duration_s += report.duration
@@ -123,7 +122,7 @@ class ResultsCollector:
         return done
 
     @staticmethod
-    def _died(record: results_module.TestRecord, why: str) -> None:
+    def _died(record: results_json.TestRecord, why: str) -> None:
         if record.outcome == PASSED:
             record.outcome = ERROR
             record.message = ("the process running this test ended during it (os._exit, a crash, a "
@@ -148,18 +147,18 @@ class ResultsCollector:
                        "isolation": self.isolation or {"mode": self.config.getoption("isolation")},
                        "examples": self.examples}
         if self.tests_dir is not None:  # the wall budgets the drills were graded under
-            environment["budgets"] = budgets.load(
-                self.tests_dir, {eid: course.test_file(self.tests_dir.parent, eid) for eid in self.exercises},
+            environment["budgets"] = time_budgets.load(
+                self.tests_dir, {eid: syllabus.test_file(self.tests_dir.parent, eid) for eid in self.exercises},
                 self.config.getoption("drill_budget")).as_json()
-        suite = (results_module.suite_hash(self.tests_dir, self.examples.get("secret"))
+        suite = (results_json.suite_hash(self.tests_dir, self.examples.get("secret"))
                  if self.tests_dir else None)
-        self.results = results_module.build(submission, self.exercises,
+        self.results = results_json.build(submission, self.exercises,
                                             list(self.tests.values()), environment, suite)
         if self.tests_dir is not None:  # course order, and the hints the learner used
             graded = Path(option).resolve() if option else self.tests_dir.parent / "exercises"
-            course.annotate(self.results, self.tests_dir.parent, hints.revealed(graded))
+            syllabus.annotate(self.results, self.tests_dir.parent, hints.revealed(graded))
         if path:
-            results_module.write(self.results, Path(path))
+            results_json.write(self.results, Path(path))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.results is not None:

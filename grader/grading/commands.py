@@ -12,17 +12,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from grader.core import results as results_module
-from grader.core import secret
-from grader.core.course import find_course
+from grader.core import course_secret, results_json
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.layout import Layout
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import find_course
 from grader.grading import options
 from grader.grading.pipeline import grade, isolation
 from grader.intake.submission import open_submission
-from grader.reports import exports, table
-from grader.reports import report as report_module
+from grader.reports import exports, student_report, table
 from grader.sandbox import zygote
 
 
@@ -31,7 +29,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     layout = Layout(Path(args.out)) if args.out else Layout.default(course)
     check_templates(course)  # a missing template is reported now, not after grading
     if not args.public_examples:
-        secret.given(args.secret_file)  # a bad secret stops here, before the grading
+        course_secret.given(args.secret_file)  # a bad secret stops here, before the grading
     submission = open_submission(args.submission, course)
     mode = isolation(args.isolation, course, submission)
     # The zygote imports torch while this process does (with -n, pytest-xdist's
@@ -40,7 +38,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
                        zygote.warm_for(len(args.only) if args.only else None))
     results = grade(course, submission, only=args.only, workers=args.workers, profile=args.profile,
                     extra_args=options.pytest_args(args, mode), show_progress=True)
-    results_module.write(results, layout.results)  # only a finished grading replaces the last one
+    results_json.write(results, layout.results)  # only a finished grading replaces the last one
     table.render(results, verbose=args.verbose)
     print(f"isolation: {table.isolation_summary(results)}")
     drawn = results["environment"].get("examples") or {}
@@ -55,7 +53,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Re-render the report (and exports) from a results.json, without grading."""
     path = Path(args.results)
     try:
-        results = results_module.read(path)
+        results = results_json.read(path)
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
     out = Path(args.out) if args.out else path.parent
@@ -81,15 +79,15 @@ def _report_course(args: argparse.Namespace, results_path: Path) -> Path:
 def check_templates(course: Path) -> Path:
     """The course's report templates, or a ``UsageError`` saying what is missing."""
     try:
-        return report_module.templates_dir(course)
-    except report_module.ReportError as exc:
+        return student_report.templates_dir(course)
+    except student_report.ReportError as exc:
         raise UsageError(str(exc)) from None
 
 
 def _publish(results: Results, out: Path, course: Path, args: argparse.Namespace) -> None:
     """Write index.html, and the exports asked for; print where each went."""
     check_templates(course)
-    print(f"report: {report_module.write_report(results, out, course)}")
+    print(f"report: {student_report.write_report(results, out, course)}")
     if "gradescope" in (args.format or []):
         print(f"gradescope: {exports.write_gradescope(results, out)}")
     if args.junit:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.contract.call import DEFAULT_CALL_TIMEOUT_S
 from grader.core.isolation import AUTO, Isolation
+from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
 
 LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
 DEFAULT_TEST_TIMEOUT_S = 120.0

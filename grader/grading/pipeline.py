@@ -20,10 +20,10 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from grader.core.course import exercise_tests
 from grader.core.errors import GraderFailed, GradingInterrupted, UsageError
 from grader.core.isolation import AUTO, Isolation
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import exercise_tests
 from grader.intake.submission import Submission, finish, materialized
 
 COLLECTOR = "torchdrill-collector"  # the name the grading session registers its collector under

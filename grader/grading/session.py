@@ -31,12 +31,11 @@ from grader.contract import examples
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.contract.loader import load_exercise
-from grader.core import budgets as budgets_module
-from grader.core import secret as secret_module
-from grader.core.course import course_root
-from grader.core.course import exercise_id as exercise_id_of
+from grader.core import course_secret, time_budgets
 from grader.core.errors import UsageError
 from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, PASSED, TIMED_OUT, SubmissionError, TimedOut
+from grader.core.syllabus import course_root
+from grader.core.syllabus import exercise_id as exercise_id_of
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
 from grader.grading.pipeline import COLLECTOR
@@ -80,7 +79,7 @@ class GradingSession:
 
         self.config = config
         self._references: dict[tuple[Path, str], ModuleType] = {}
-        self._budgets: budgets_module.Budgets | None = None
+        self._budgets: time_budgets.Budgets | None = None
         self._spent: dict[str, float] = {}  # drill id -> CPU seconds its tests used in this process
         self._spent_wall: dict[str, float] = {}  # drill id -> wall seconds its tests ran in this process
         self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
@@ -233,8 +232,8 @@ class GradingSession:
         if cpu_left <= 0 or wall_left <= 0:
             assert self._budgets is not None  # _budget_left loaded them
             raise TimedOut(f"{drill} used up its grading budget ({self._budgets.of(drill):g} s of CPU, "
-                           f"{budgets_module.FACTOR:g} times the reference's time on these tests "
-                           f"plus {budgets_module.MARGIN:g} s): its remaining properties are not run")
+                           f"{time_budgets.FACTOR:g} times the reference's time on these tests "
+                           f"plus {time_budgets.MARGIN:g} s): its remaining properties are not run")
         broken = self._unloadable.get(drill)
         if broken is not None:  # the same error, at once: the file is not loaded again
             raise SubmissionError(broken)
@@ -267,12 +266,12 @@ class GradingSession:
 
     def _budget_left(self, item: pytest.Item, drill: str) -> tuple[float, float]:
         """(CPU seconds, wall seconds) left of ``drill``'s budget in this process
-        (``grader.core.budgets``): the budget counts CPU time; wall time may reach
+        (``grader.core.time_budgets``): the budget counts CPU time; wall time may reach
         ``WALL_ALLOWANCE`` times it, so a call that sleeps is stopped all the same."""
         if self._budgets is None:
             tests = {exercise_id(Path(str(i.path)), exercise_marker(i)): Path(str(i.path))
                      for i in item.session.items if exercise_marker(i) is not None}
-            self._budgets = budgets_module.load(course_root(Path(str(item.path))) / "tests", tests,
+            self._budgets = time_budgets.load(course_root(Path(str(item.path))) / "tests", tests,
                                                 self.config.getoption("drill_budget"))
         budget = self._budgets.of(drill)
         return (budget - self._spent.get(drill, 0.0),
@@ -328,17 +327,17 @@ def _changed_arguments(item: pytest.Item) -> str | None:
             "copy: x.clone(), not an in-place change of x)")
 
 
-def official_secret(config: pytest.Config) -> secret_module.Secret | None:
+def official_secret(config: pytest.Config) -> course_secret.Secret | None:
     """The course secret this run grades with (None: the public examples)."""
     if config.getoption("public_examples"):
         return None
     try:
-        return secret_module.given(config.getoption("secret_file"))
+        return course_secret.given(config.getoption("secret_file"))
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
-def _salt(item: pytest.Item, secret: secret_module.Secret, drill: str) -> None:
+def _salt(item: pytest.Item, secret: course_secret.Secret, drill: str) -> None:
     """Seed the item's hypothesis test from the secret (hypothesis prefers an explicit
     seed to ``derandomize``'s digest of the test's source). Every parametrization of a
     function shares its seed, as they share the digest in the public run."""

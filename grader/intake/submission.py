@@ -27,12 +27,12 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from grader.core.course import exercise_tests
 from grader.core.errors import NotGradable, UsageError
 from grader.core.files import remove_tree
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.core.sources import MAX_SOURCE_BYTES
 from grader.core.sources import read as read_source
+from grader.core.syllabus import exercise_tests
 from grader.intake import archives, cell_lines, notebooks, reader
 
 

@@ -28,13 +28,11 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from grader.core import course as course_module
-from grader.core import hints
-from grader.core import results as results_module
-from grader.core.course import exercise_tests
+from grader.core import hints, results_json, syllabus
 from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, UsageError
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
-from grader.core.results import ExerciseResult, Results
+from grader.core.results_json import ExerciseResult, Results
+from grader.core.syllabus import exercise_tests
 from grader.grading.pipeline import grade_folder
 from grader.learner.place import (
     Place,
@@ -160,7 +158,7 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
     """Grade one drill in this process (quick profile, no capture); return the results."""
     test = exercise_tests(root).get(drill_id)
     if test is None:
-        raise UsageError(f"drill {drill_id} has no test file at {course_module.test_file(root, drill_id)}")
+        raise UsageError(f"drill {drill_id} has no test file at {syllabus.test_file(root, drill_id)}")
     args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
             "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
             "--public-examples"]  # what a learner can replay, even with a secret in the environment
@@ -183,7 +181,7 @@ def check(where: Place, drill_id: str, console: Console, timeout: float | None =
     elapsed = time.perf_counter() - started
     merged = merge(last_results(where.results_path), results, where.course)
     if record:
-        results_module.write(merged, where.results_path)
+        results_json.write(merged, where.results_path)
     row = next((ex for ex in results["exercises"] if ex["id"] == drill_id), None)
     if row is None:
         raise GraderFailed(f"the tests of {drill_id} reported no graded property")

@@ -10,8 +10,7 @@ import textwrap
 
 from rich.text import Text
 
-from grader.core import course as course_module
-from grader.core import hints
+from grader.core import hints, syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.learner.place import current_drill, place, resolve
 from grader.reports import table
@@ -21,7 +20,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     where = place(args)
     drill = where.course.drill(resolve(where.course, args.name) if args.name else current_drill(where))
     if not drill.hints:
-        raise UsageError(f"drill {drill.id} has no hints in {where.root / course_module.COURSE_FILE}")
+        raise UsageError(f"drill {drill.id} has no hints in {where.root / syllabus.COURSE_FILE}")
     before = len(hints.shown(where.submission, drill))
     revealed = hints.reveal_next(where.submission, drill)
     console = table.make_console()

@@ -14,12 +14,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from grader.core import course as course_module
-from grader.core import hints
-from grader.core.course import Course, Drill
+from grader.core import hints, syllabus
 from grader.core.errors import EXIT_OK
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import Course, Drill
 from grader.learner.check import QUICK_PROFILE
 from grader.learner.place import last_results, next_unfinished, place, short_name
 from grader.reports import present, table
@@ -55,7 +54,7 @@ def render_list(course: Course, results: Results | None, used: dict[str, int],
 
 
 def _list_cells(course: Course, drill: Drill, row: Mapping[str, Any] | None, used: dict[str, int]) -> list[str]:
-    points = course_module.drill_facts(course.root, drill.id)["points"]
+    points = syllabus.drill_facts(course.root, drill.id)["points"]
     if row is None:
         status, score = NOT_CHECKED, f"- / {present.number(points)}"
     else:
@@ -70,7 +69,7 @@ def _list_cells(course: Course, drill: Drill, row: Mapping[str, Any] | None, use
 
 def progress_lines(course: Course, rows: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Overall progress in words, and what to do next."""
-    total = sum(course_module.drill_facts(course.root, i)["points"] or 0 for i in course.ids)
+    total = sum(syllabus.drill_facts(course.root, i)["points"] or 0 for i in course.ids)
     score = sum(rows[i]["score"] for i in course.ids if i in rows)
     done = sum(1 for i in course.ids if i in rows and rows[i]["status"] == PASSED)
     lines = [f"progress: {done} of {len(course.ids)} drills done, "

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.core.course import Course
 from grader.core.outcomes import PASSED
+from grader.core.syllabus import Course
 from grader.intake import notebooks
 from grader.learner.check import print_check, run_check
 from grader.learner.place import Place, load_course, resolve

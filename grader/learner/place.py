@@ -9,13 +9,12 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.core import course as course_module
-from grader.core import results as results_module
-from grader.core.course import Course, CourseError, find_course
+from grader.core import results_json, syllabus
 from grader.core.errors import UsageError
 from grader.core.layout import Layout
 from grader.core.outcomes import NOT_RUN, PASSED
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import Course, CourseError, find_course
 from grader.intake.submission import learner_folder
 
 
@@ -53,7 +52,7 @@ def place(args: argparse.Namespace) -> Place:
 
 def load_course(root: Path) -> Course:
     try:
-        return course_module.load(root)
+        return syllabus.load(root)
     except CourseError as exc:
         raise UsageError(str(exc)) from None
 
@@ -68,7 +67,7 @@ def resolve(course: Course, name: str) -> str:
 def last_results(path: Path) -> Results | None:
     """The results a learner's last ``grade`` or ``check`` left, or None."""
     try:
-        return results_module.read(path)
+        return results_json.read(path)
     except (OSError, ValueError):
         return None
 
@@ -86,7 +85,7 @@ def merge(old: Results | None, new: Results, course: Course) -> Results:
     if old is None or old.get("submission") != new.get("submission") \
             or old.get("suite_hash") != new.get("suite_hash"):
         return new
-    return results_module.replace_exercises(old, new, course.ids)
+    return results_json.replace_exercises(old, new, course.ids)
 
 
 def next_unfinished(course: Course, status: dict[str, str]) -> str | None:

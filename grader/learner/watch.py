@@ -11,9 +11,9 @@ from pathlib import Path
 
 from rich.text import Text
 
-from grader.core.course import Course, CourseError
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.outcomes import PASSED
+from grader.core.syllabus import Course, CourseError
 from grader.learner.check import check
 from grader.learner.place import current_drill, last_results, next_unfinished, place, resolve, statuses
 from grader.reports import table

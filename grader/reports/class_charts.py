@@ -1,7 +1,7 @@
 """The class report's charts: matplotlib figures as inline SVG elements.
 
 ``charts`` draws the histogram of total scores and one small histogram per
-exercise from the figures ``grader.reports.classreport.class_summary`` computed.
+exercise from the figures ``grader.reports.class_report.class_summary`` computed.
 The same data gives the same bytes: a fixed ``svg.hashsalt``, no dates, text kept
 as text, a font that ships with matplotlib, and every SVG id prefixed so several
 figures share one page.

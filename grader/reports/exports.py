@@ -26,13 +26,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.core.course import GRADE_DECIMALS, Course
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.layout import ClassLayout, Layout
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.core.students import student_id_problem
+from grader.core.syllabus import GRADE_DECIMALS, Course
 from grader.reports import counterexamples, present
 
 MAX_OUTPUT = 8000  # characters of explanation per Gradescope test / JUnit element

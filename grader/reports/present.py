@@ -1,6 +1,6 @@
 """Words and text for reports, shared by the HTML report, the terminal and the exports.
 
-Everything here reads the plain data of ``results.json`` (see ``grader.core.results``
+Everything here reads the plain data of ``results.json`` (see ``grader.core.results_json``
 and ``grader.contract.describe``) and returns plain strings: no HTML, no rich markup. The
 HTML report escapes what it gets from here; the terminal prints it as plain text.
 Values, calls and counterexamples have their own module, ``grader.reports.counterexamples``.
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.core.results import Results
+from grader.core.results_json import Results
 
 # Outcomes (of a property) and statuses (of an exercise) in a learner's words.
 LABELS = {

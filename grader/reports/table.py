@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.core.outcomes import PASSED
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.reports import counterexamples, present
 
 STATUS_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "error": "red",

@@ -26,10 +26,11 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.contract.call import DEFAULT_CALL_TIMEOUT_S, refuse_after_timeouts
+from grader.contract.call import refuse_after_timeouts
 from grader.core import sources
 from grader.core.files import remove_tree
 from grader.core.outcomes import BrokenContract, StudentError, TimedOut
+from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
 from grader.sandbox import confine, wire
 from grader.sandbox.handles import Listener, WorkerDied, WorkerHandle, kill_workers
 from grader.sandbox.zygote import START_TIMEOUT_S, SandboxBroken, SandboxError, zygote_for

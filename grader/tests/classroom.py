@@ -21,7 +21,7 @@ from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO
 
 KINDS = ("reference", "stubs", "half", "mutant")
-# A class is graded officially: examples drawn from a course secret (``grader.core.secret``).
+# A class is graded officially: examples drawn from a course secret (``grader.core.course_secret``).
 CLASS_SECRET = "torchdrill-tests-class-secret-0001"
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.tests import warm
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def grade_properties(submission: Path, out: Path, properties: Mapping[str, Seque
     in-process in a fresh interpreter, through the one runner every command uses
     (``grader.grading.pipeline.grade_folder``); returns the results. ``args``: more pytest
     and grading options (``--no-shrink``, ``--isolation none``)."""
-    from grader.core.course import exercise_tests
+    from grader.core.syllabus import exercise_tests
 
     tests = exercise_tests(REPO)
     nodes = [f"{tests[drill]}::{name}" for drill, names in sorted(properties.items()) for name in names]

@@ -15,9 +15,9 @@ import torch
 
 from grader.contract.describe import describe
 from grader.contract.expect import Mismatch, assert_same
-from grader.core import results as results_module
+from grader.core import results_json
 from grader.core.outcomes import CUDA_REASON  # what a grading writes
-from grader.core.results import ExerciseInfo, Results, TestRecord
+from grader.core.results_json import ExerciseInfo, Results, TestRecord
 
 SCRIPT = "<script>alert('pwned')</script>"
 
@@ -109,7 +109,7 @@ def mixed_results() -> Results:
         if t.name == "test_returns_text":
             assert t.counterexample is not None
             t.counterexample["stdout"] = f"debug {SCRIPT}\n"
-    results = results_module.build("/submissions/ada", exercises, tests,
+    results = results_json.build("/submissions/ada", exercises, tests,
                                    {"torch": torch.__version__, "cuda_available": False})
     results["suite_hash"] = "3f2a9c0d"
     _set_captured(results, "tensors/one_hot", "test_negative_label_raises",

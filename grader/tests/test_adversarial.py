@@ -132,7 +132,7 @@ def attack_names() -> list[str]:
 
 @cache
 def exercise_ids() -> frozenset[str]:
-    from grader.core.course import exercise_tests
+    from grader.core.syllabus import exercise_tests
     return frozenset(exercise_tests(REPO))
 
 

@@ -26,9 +26,8 @@ import pytest
 
 from grader.classroom import gradeproc
 from grader.classroom.gradebook import Gradebook
-from grader.core import results as results_module
-from grader.core import secret as secret_module
-from grader.core.results import Results
+from grader.core import course_secret, results_json
+from grader.core.results_json import Results
 from grader.grading import options
 from grader.sandbox import confine
 from grader.tests.classroom import CLASS_SECRET, make_class, with_secret
@@ -102,7 +101,7 @@ def test_a_mixed_class_gets_a_gradebook_reports_a_class_report_and_a_csv(graded_
         else:
             assert results["score"] < 30, f"{student}: a mutant kept every point"
         on_disk = json.loads((out / "students" / student / "results.json").read_text())
-        assert results_module.outcomes_only(on_disk) == results_module.outcomes_only(results)
+        assert results_json.outcomes_only(on_disk) == results_json.outcomes_only(results)
         assert (out / "students" / student / "index.html").read_text().rstrip().endswith("</html>")
     page = (out / "class.html").read_text()
     assert all(f"students/{student}/index.html" in page for student in kinds)
@@ -192,7 +191,7 @@ def test_merge_folds_a_cuda_runners_results_into_the_gradebook(graded_class, tmp
         for t in e["tests"]:
             t["outcome"] = "passed" if t["outcome"] == "not_run" else "not_run"
     cuda_results = tmp_path / "cuda.json"
-    results_module.write(from_gpu, cuda_results)
+    results_json.write(from_gpu, cuda_results)
 
     proc = merge(str(cuda_results), "--out", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -202,12 +201,12 @@ def test_merge_folds_a_cuda_runners_results_into_the_gradebook(graded_class, tmp
     assert all(outcomes[key] == "passed" for key in not_run)
     assert merged["environment"]["merged"], "where the outcomes came from is kept"
     on_disk = json.loads((out / "students" / student / "results.json").read_text())
-    assert results_module.outcomes_only(on_disk) == results_module.outcomes_only(merged)
+    assert results_json.outcomes_only(on_disk) == results_json.outcomes_only(merged)
 
     again = merge(str(cuda_results), "--out", str(out))
     assert "0 test(s) now have a real outcome" in again.stdout  # idempotent
     from_gpu["suite_hash"] = "0" * 16
-    results_module.write(from_gpu, cuda_results)
+    results_json.write(from_gpu, cuda_results)
     refused = merge(str(cuda_results), "--out", str(out))
     assert "skipped" in refused.stdout and "suite" in refused.stdout
     missing = merge(str(cuda_results), "--out", str(tmp_path / "nowhere"))
@@ -246,7 +245,7 @@ def test_a_class_is_graded_only_with_a_secret_or_on_purpose_without(tmp_path):
     named = grade_all(*args, "--secret-file", str(bad), env=home, secret=False, timeout=60)
     assert named.returncode == 2 and str(bad) in named.stderr and "16 characters" in named.stderr
     # --public-examples: the instructor's explicit choice (graded publicly: test_secret.py)
-    assert secret_module.official(None, True, {}) is None
+    assert course_secret.official(None, True, {}) is None
     assert "--public-examples" in options.pytest_args(
         argparse.Namespace(public_examples=True), "sandbox", [options.PUBLIC_EXAMPLES])
 
@@ -341,7 +340,7 @@ def test_kill_9_at_any_moment_then_rerun_loses_and_duplicates_nothing(graded_cla
     assert len(counts) == n and all(c == 1 for _, c in counts), counts  # none lost, none twice
     clean = current(graded_class["out"])
     for student, results in current(out).items():
-        assert results_module.outcomes_only(results) == results_module.outcomes_only(clean[student])
+        assert results_json.outcomes_only(results) == results_json.outcomes_only(clean[student])
         json.loads((out / "students" / student / "results.json").read_text())  # whole files
     assert not list(out.rglob(".*"))  # no temporary file of a half-done write
 

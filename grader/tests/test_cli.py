@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from grader.cli import main
-from grader.core.course import exercise_tests
+from grader.core.syllabus import exercise_tests
 from grader.tests.grading import REPO
 
 

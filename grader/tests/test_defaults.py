@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 
-from grader.core.course import exercise_tests
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import exercise_tests
 from grader.tests.grading import REPO, exercise, grade_properties
 from grader.tests.shared import shared
 

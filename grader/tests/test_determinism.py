@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader.core.results import outcomes_only, verdicts
+from grader.core.results_json import outcomes_only, verdicts
 from grader.tests.grading import REPO, run_grade
 
 # A half-finished submission for the determinism check: a mutant of each of these

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from grader.contract.effects import SENTENCES, observed
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.tests.grading import REPO, base_name, exercise, grade_properties
 from grader.tests.shared import shared
 

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from grader.core import course as course_module
-from grader.core import results as results_module
-from grader.core.results import ExerciseInfo, Results
+from grader.core import results_json, syllabus
+from grader.core.results_json import ExerciseInfo, Results
 from grader.reports import exports
 from grader.tests.grading import REPO
 from grader.tests.sample_results import SCRIPT, mixed_results
 
-Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)
+Record = results_json.TestRecord  # (a name starting "Test" would be collected by pytest)
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +156,7 @@ def _class() -> dict[str, Results]:
     def build(name: str, outcomes: dict[str, list[str]]) -> Results:
         tests = [Record(eid, f"test_{k}", outcome)
                  for eid, outs in outcomes.items() for k, outcome in enumerate(outs)]
-        return results_module.build(f"/subs/{name}", {e: exercises[e] for e in outcomes}, tests)
+        return results_json.build(f"/subs/{name}", {e: exercises[e] for e in outcomes}, tests)
 
     return {
         "zoe": build("zoe", {"a/one": ["passed", "passed", "failed"], "b/two": ["passed"]}),
@@ -184,14 +183,14 @@ def test_grades_csv_layout(tmp_path):
     ]
 
 
-def _course(tmp_path, grades: str = "", name: str = "course") -> course_module.Course:
+def _course(tmp_path, grades: str = "", name: str = "course") -> syllabus.Course:
     """A course whose course.toml lists b/two before a/one."""
     root = tmp_path / name
     root.mkdir()
     (root / "course.toml").write_text(
         f'title = "t"\n{grades}\n[[topics]]\nname = "b"\n  [[topics.drills]]\n  name = "two"\n'
         '[[topics]]\nname = "a"\n  [[topics.drills]]\n  name = "one"\n', encoding="utf-8")
-    return course_module.load(root)
+    return syllabus.load(root)
 
 
 def test_grades_csv_is_in_course_order_rounded_as_the_course_says(tmp_path):
@@ -207,12 +206,12 @@ def test_grades_csv_is_in_course_order_rounded_as_the_course_says(tmp_path):
 
 @pytest.mark.parametrize("bad", ["decimals = -1", "decimals = 1.5", 'decimals = "2"', "decimals = 7"])
 def test_a_bad_grades_setting_is_a_clear_error(tmp_path, bad):
-    with pytest.raises(course_module.CourseError, match=r"\[grades\] decimals"):
+    with pytest.raises(syllabus.CourseError, match=r"\[grades\] decimals"):
         _course(tmp_path, f"[grades]\n{bad}")
 
 
 def test_this_course_says_two_decimals():
-    assert course_module.load(Path(__file__).resolve().parents[2]).grade_decimals == 2
+    assert syllabus.load(Path(__file__).resolve().parents[2]).grade_decimals == 2
 
 
 def test_grades_csv_is_what_canvas_reads(tmp_path):
@@ -269,13 +268,13 @@ def test_gradescope_class_refuses_ids_equal_but_for_case(tmp_path):
 def test_grade_all_publishes_grades_csv_in_course_order(tmp_path):
     """What grade-all writes: the course's order and decimals reach grades.csv."""
     from grader.classroom.classgrade import publish
-    from grader.reports import report
+    from grader.reports import student_report
 
     course = _course(tmp_path, "[grades]\ndecimals = 1")
-    (course.root / report.TEMPLATES_DIR).mkdir()
+    (course.root / student_report.TEMPLATES_DIR).mkdir()
     for template in ("student.html.j2", "class.html.j2"):
-        (course.root / report.TEMPLATES_DIR / template).write_bytes(
-            (REPO / report.TEMPLATES_DIR / template).read_bytes())
+        (course.root / student_report.TEMPLATES_DIR / template).write_bytes(
+            (REPO / student_report.TEMPLATES_DIR / template).read_bytes())
 
     class Book:  # the gradebook's two reads publish makes
         def current(self) -> dict[str, Results]:

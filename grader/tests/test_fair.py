@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.tests.grading import exercise, run_grade
 from grader.tests.shared import shared
 

@@ -19,9 +19,9 @@ import pytest
 
 from grader.classroom import gradebook
 from grader.classroom.gradebook import Gradebook, GradebookError
-from grader.core import results as results_module
+from grader.core import results_json
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.core.results import Results, ResultsError, fold, rescore
+from grader.core.results_json import Results, ResultsError, fold, rescore
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
@@ -40,9 +40,9 @@ def small(outcomes: dict[str, str] | None = None, suite: str | None = SUITE) -> 
     """A results dict built by ``results.build``: two CPU exercises and one whose
     only tests need CUDA (pending on a CPU runner). ``outcomes`` overrides by test id."""
     outcomes = outcomes or {}
-    exercises = {"tensors/one_hot": results_module.ExerciseInfo("tensors/one_hot", 10, "One-hot"),
-                 "autograd/linear": results_module.ExerciseInfo("autograd/linear", 6, "Linear"),
-                 "cuda/pinned": results_module.ExerciseInfo("cuda/pinned", 4, "Pinned")}
+    exercises = {"tensors/one_hot": results_json.ExerciseInfo("tensors/one_hot", 10, "One-hot"),
+                 "autograd/linear": results_json.ExerciseInfo("autograd/linear", 6, "Linear"),
+                 "cuda/pinned": results_json.ExerciseInfo("cuda/pinned", 4, "Pinned")}
     plan = [("tensors/one_hot", "test_matches", PASSED, 3.0),
             ("tensors/one_hot", "test_dtype", FAILED, 1.0),
             ("tensors/one_hot", "test_on_gpu", NOT_RUN, 2.0),
@@ -53,12 +53,12 @@ def small(outcomes: dict[str, str] | None = None, suite: str | None = SUITE) -> 
     tests = []
     for eid, name, outcome, weight in plan:
         outcome = outcomes.get(f"{eid}::{name}", outcome)
-        tests.append(results_module.TestRecord(
+        tests.append(results_json.TestRecord(
             eid, name, outcome, weight,
             message="" if outcome in (PASSED, NOT_RUN) else f"{name} lost",
             counterexample={"args": [1, 2]} if outcome == FAILED else None,
             duration_s=0.25, markers=["cuda"] if "gpu" in name or eid == "cuda/pinned" else []))
-    return results_module.build("/tmp/sub", exercises, tests,
+    return results_json.build("/tmp/sub", exercises, tests,
                                 {"isolation": {"mode": "process"}}, suite)
 
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from grader.authoring import release
-from grader.core import course as course_module
+from grader.core import syllabus
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
 
@@ -30,7 +30,7 @@ def handout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_one_notebook_per_topic_with_spec_stub_and_check_for_each_drill(handout):
-    course = course_module.load(REPO)
+    course = syllabus.load(REPO)
     for topic in course.topics:
         nb = nbformat.read(handout / "notebooks" / f"{topic.name}.ipynb", as_version=4)
         nbformat.validate(nb)
@@ -74,7 +74,7 @@ def test_the_reference_pasted_into_the_notebooks_passes_check_for_every_drill(ha
                 for c in combined.cells if c.cell_type == "code" and "check(" in c.source}
 
     outputs = shared(tmp_path_factory, "notebook-kernel", make)
-    drills = course_module.load(REPO).ids
+    drills = syllabus.load(REPO).ids
     assert sorted(k for k in outputs if k != "wrong") == sorted(drills)
     for drill in drills:
         assert f"{drill}: done" in outputs[drill], outputs[drill]

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.course import exercise_tests
-from grader.core.results import Results
+from grader.core.results_json import Results
+from grader.core.syllabus import exercise_tests
 from grader.tests.grading import REPO, exercise, run_grade
 from grader.tests.shared import shared
 

@@ -19,17 +19,16 @@ from typing import Any, cast
 import pytest
 
 from grader.cli import main
-from grader.core import course, hints
-from grader.core import results as results_module
-from grader.core.results import Results
+from grader.core import hints, results_json, syllabus
+from grader.core.results_json import Results
 from grader.learner import check, listing, place, watch
 from grader.reports import table
 from grader.tests.grading import REPO
 
 
 @pytest.fixture(scope="module")
-def the_course() -> course.Course:
-    return course.load(REPO)
+def the_course() -> syllabus.Course:
+    return syllabus.load(REPO)
 
 
 def _row(drill_id: str, status: str, score: float = 0.0, points: float = 10.0, **extra: Any) -> dict[str, Any]:
@@ -40,7 +39,7 @@ def _row(drill_id: str, status: str, score: float = 0.0, points: float = 10.0, *
 def _results(*rows: dict[str, Any], submission: str = "/sub", suite: str = "s1") -> Results:
     """A results document with just the fields the learner's loop reads."""
     return cast(Results, {
-        "schema": results_module.SCHEMA_VERSION, "submission": submission, "suite_hash": suite,
+        "schema": results_json.SCHEMA_VERSION, "submission": submission, "suite_hash": suite,
         "score": sum(r["score"] for r in rows), "max_score": sum(r["max_score"] for r in rows),
         "pending_points": 0, "exercises": list(rows)})
 
@@ -123,7 +122,7 @@ class FakeLearner:
         self.status[drill_id] = "passed" if self.left[drill_id] <= 0 else "failed"
         return self.status[drill_id]
 
-    def run(self, course_: course.Course, start: str, saves: list[list[str]]) -> bool:
+    def run(self, course_: syllabus.Course, start: str, saves: list[list[str]]) -> bool:
         return watch.watch_loop(course_, start, ([Path(p) for p in batch] for batch in saves),
                                 self.check, lambda: dict(self.status), self.said.append)
 
@@ -206,8 +205,8 @@ def test_hint_command_prints_the_new_hint_after_the_old_ones(the_course, tmp_pat
 
 def test_hint_without_a_name_is_for_the_first_drill_not_done(tmp_path, capsys):
     results = tmp_path / "reports" / "results.json"
-    first, second = course.listed_ids(REPO)[:2]
-    results_module.write(_results(_row(first, "passed", 10), submission=str(tmp_path)), results)
+    first, second = syllabus.listed_ids(REPO)[:2]
+    results_json.write(_results(_row(first, "passed", 10), submission=str(tmp_path)), results)
     assert main(["hint", "--course", str(REPO), "--submission", str(tmp_path),
                  "--results", str(results)]) == 0
     assert f"{second}: hint 1 of 3" in capsys.readouterr().out
@@ -217,7 +216,7 @@ def test_hint_without_a_name_is_for_the_first_drill_not_done(tmp_path, capsys):
 
 def test_list_shows_every_drill_in_order_with_status_points_and_progress(tmp_path, capsys):
     results = tmp_path / "results.json"
-    results_module.write(_results(_row("tensors/contiguity", "passed", 10),
+    results_json.write(_results(_row("tensors/contiguity", "passed", 10),
                                   _row("tensors/one_hot", "partial", 7.5, profile=check.QUICK_PROFILE),
                                   _row("training/gan", "error", 0, 15)), results)
     (tmp_path / hints.HINTS_FILE).write_text('{"revealed": {"tensors/one_hot": 2}}')
@@ -226,14 +225,14 @@ def test_list_shows_every_drill_in_order_with_status_points_and_progress(tmp_pat
     out = capsys.readouterr().out
     lines = {line.split("|")[2].strip(): line for line in out.splitlines() if line.count("|") > 5
              and "/" in line.split("|")[2]}
-    assert list(lines) == course.listed_ids(REPO)
+    assert list(lines) == syllabus.listed_ids(REPO)
     assert "done" in lines["tensors/contiguity"] and "10 / 10" in lines["tensors/contiguity"]
     assert "partial *" in lines["tensors/one_hot"] and "2 / 3" in lines["tensors/one_hot"]
     assert "error" in lines["training/gan"]
     assert "not checked" in lines["attention/attention"] and "- / 15" in lines["attention/attention"]
-    drills = len(course.listed_ids(REPO))
+    drills = len(syllabus.listed_ids(REPO))
     assert re.search(rf"progress: 1 of {drills} drills done, 17\.5 / \d+ points \(\d+%\)", out), out
-    assert f"next: torchdrill check {course.listed_ids(REPO)[1].split('/')[1]}" in out
+    assert f"next: torchdrill check {syllabus.listed_ids(REPO)[1].split('/')[1]}" in out
     assert "* from `torchdrill check`" in out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from grader.core.results import outcomes_only
+from grader.core.results_json import outcomes_only
 from grader.tests.grading import REPO, run_grade
 from grader.tests.test_determinism import half_done
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from grader.core.course import exercise_tests
-from grader.core.results import Results, outcomes_only
+from grader.core.results_json import Results, outcomes_only
+from grader.core.syllabus import exercise_tests
 from grader.intake import cell_lines, notebooks, reader
 from grader.tests.grading import REPO
 

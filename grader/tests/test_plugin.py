@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results import Results, outcomes_only
+from grader.core.results_json import Results, outcomes_only
 
 DRILL_TEST = '''
 """Doubles a tensor."""

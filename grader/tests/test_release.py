@@ -19,9 +19,9 @@ import pytest
 from grader import cli
 from grader.authoring import public_tests, release, student_files
 from grader.authoring.leaks import find_leaks
-from grader.core import course
-from grader.core.course import exercise_tests
+from grader.core import syllabus
 from grader.core.stubs import stub_source, write_stubs
+from grader.core.syllabus import exercise_tests
 from grader.tests.grading import REPO
 
 
@@ -160,10 +160,10 @@ def test_a_copied_handout_grades_itself_and_scores_the_stubs_zero(handout, tmp_p
                           capture_output=True, text=True, timeout=600, cwd=copy)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads((copy / "reports" / "results.json").read_text())
-    drills = course.listed_ids(REPO)
+    drills = syllabus.listed_ids(REPO)
     assert [ex["id"] for ex in results["exercises"]] == drills
     assert results["score"] == 0
-    assert results["max_score"] == sum(course.drill_facts(REPO, d)["points"] for d in drills)
+    assert results["max_score"] == sum(syllabus.drill_facts(REPO, d)["points"] for d in drills)
     for ex in results["exercises"]:
         assert ex["status"] == "not_attempted", ex["id"]
         outcomes = {t["outcome"] for t in ex["tests"]}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.sandbox import confine
 from grader.tests.grading import REPO, exercise, grade_properties, run_grade
 

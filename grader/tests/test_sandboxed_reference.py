@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.core.results import Results, verdicts
+from grader.core.results_json import Results, verdicts
 from grader.tests.grading import REPO, run_grade
 from grader.tests.shared import shared
 from grader.tests.test_self_check import reference_results

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 import pytest
 
-from grader.core import results as results_module
+from grader.core import results_json
 from grader.grading.scan import MAX_FLAGS, Finding, flags_for, scan_file, scan_source
 from grader.grading.session import exercise_id
 
@@ -175,18 +175,18 @@ def test_a_hostile_file_cannot_bloat_results(tmp_path):
 
 def test_results_carry_static_flags_and_old_files_still_load(tmp_path):
     flag = {"name": "F.one_hot", "line": 2, "col": 1, "code": "F.one_hot(x)", "indirect": False}
-    exercises = {"a/x": results_module.ExerciseInfo("a/x", 10, static_flags=[flag]),
-                 "a/y": results_module.ExerciseInfo("a/y", 5)}
-    tests = [results_module.TestRecord("a/x", "test_p", "passed"),
-             results_module.TestRecord("a/y", "test_q", "failed")]
-    built = results_module.build("sub", exercises, tests)
+    exercises = {"a/x": results_json.ExerciseInfo("a/x", 10, static_flags=[flag]),
+                 "a/y": results_json.ExerciseInfo("a/y", 5)}
+    tests = [results_json.TestRecord("a/x", "test_p", "passed"),
+             results_json.TestRecord("a/y", "test_q", "failed")]
+    built = results_json.build("sub", exercises, tests)
     assert [e["static_flags"] for e in built["exercises"]] == [[flag], []]
     assert built["score"] == 10, "a static flag costs no points"
     for e in cast("list[dict[str, Any]]", built["exercises"]):  # plain dicts: the key is required
         del e["static_flags"]  # as written before the field existed
     path = tmp_path / "results.json"
     path.write_text(json.dumps(built))
-    assert [e["static_flags"] for e in results_module.read(path)["exercises"]] == [[], []]
+    assert [e["static_flags"] for e in results_json.read(path)["exercises"]] == [[], []]
 
 
 # ------------------------------------------------------------------ the drills themselves

@@ -1,4 +1,4 @@
-"""Official gradings draw examples no student has seen (``grader.core.secret``).
+"""Official gradings draw examples no student has seen (``grader.core.course_secret``).
 
 A learner holds every public test and can replay its derandomized examples: an
 answer that looks them up in a table, or that is right only within the ranges the
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader.core import secret
+from grader.core import course_secret
 from grader.core.errors import UsageError
 from grader.tests.grading import exercise, grade_properties
 
@@ -146,7 +146,7 @@ def test_results_name_the_secret_by_its_digest_only(drawn):
     results = json.loads((drawn["tmp"] / "a" / "results.json").read_text())
     examples = results["environment"]["examples"]
     assert examples["drawn"] == "secret"
-    assert examples["secret"] == secret.parse(SECRET_A, "test").digest
+    assert examples["secret"] == course_secret.parse(SECRET_A, "test").digest
     assert SECRET_A not in json.dumps(results)
     public = json.loads((drawn["tmp"] / "public" / "results.json").read_text())
     assert public["environment"]["examples"] == {"drawn": "public"}
@@ -161,12 +161,12 @@ def test_public_examples_wins_over_a_secret(tmp_path, drawn):
 
 def test_a_new_secret_is_private_and_never_replaced(tmp_path):
     path = tmp_path / "conf" / "secret"
-    made = secret.create(path)
+    made = course_secret.create(path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert secret.read(path) == made and len(made.text) >= 40
+    assert course_secret.read(path) == made and len(made.text) >= 40
     with pytest.raises(UsageError, match="already holds a course secret"):
-        secret.create(path)
-    assert secret.read(path) == made
+        course_secret.create(path)
+    assert course_secret.read(path) == made
     assert made.text not in repr(made) and made.text not in made.digest
 
 
@@ -177,34 +177,34 @@ def test_a_bad_secret_is_refused_naming_its_file(tmp_path, text, why):
     path = tmp_path / "bad"
     path.write_text(text)
     with pytest.raises(UsageError, match=why) as caught:
-        secret.read(path)
+        course_secret.read(path)
     assert str(path) in str(caught.value)
 
 
 def test_a_missing_secret_file_is_named(tmp_path):
     with pytest.raises(UsageError, match="cannot read the course secret"):
-        secret.read(tmp_path / "nowhere")
+        course_secret.read(tmp_path / "nowhere")
 
 
 def test_the_environment_variable_is_the_secret_itself(tmp_path):
-    assert secret.given(None, {}) is None
-    from_env = secret.given(None, {secret.ENV: SECRET_A})
+    assert course_secret.given(None, {}) is None
+    from_env = course_secret.given(None, {course_secret.ENV: SECRET_A})
     assert from_env is not None and from_env.text == SECRET_A
     file = _secret_file(tmp_path, SECRET_B)
-    chosen = secret.given(file, {secret.ENV: SECRET_A})
+    chosen = course_secret.given(file, {course_secret.ENV: SECRET_A})
     assert chosen is not None and chosen.text == SECRET_B  # the flag first
 
 
 def test_seeds_differ_by_property_and_by_secret():
-    a, b = secret.parse(SECRET_A, "a"), secret.parse(SECRET_B, "b")
+    a, b = course_secret.parse(SECRET_A, "a"), course_secret.parse(SECRET_B, "b")
     assert a.seed("x::f") == a.seed("x::f")
     assert len({a.seed("x::f"), a.seed("x::g"), b.seed("x::f")}) == 3
 
 
 def test_the_default_place_is_the_users_configuration(tmp_path):
-    assert secret.default_path({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "torchdrill" / "secret"
-    assert secret.default_path({"HOME": str(tmp_path)}) == tmp_path / ".config" / "torchdrill" / "secret"
-    assert os.sep in str(secret.default_path())
+    assert course_secret.default_path({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "torchdrill" / "secret"
+    assert course_secret.default_path({"HOME": str(tmp_path)}) == tmp_path / ".config" / "torchdrill" / "secret"
+    assert os.sep in str(course_secret.default_path())
 
 
 def test_the_secret_command_makes_one_and_keeps_it(tmp_path, capsys, monkeypatch):
@@ -213,10 +213,10 @@ def test_the_secret_command_makes_one_and_keeps_it(tmp_path, capsys, monkeypatch
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert main(["secret"]) == 0
     kept = tmp_path / "torchdrill" / "secret"
-    made = secret.read(kept)
+    made = course_secret.read(kept)
     said = capsys.readouterr().out
     assert str(kept) in said and made.digest in said and made.text not in said
     assert main(["secret"]) == 2 and "already holds a course secret" in capsys.readouterr().err
-    assert secret.read(kept) == made
+    assert course_secret.read(kept) == made
     elsewhere = tmp_path / "elsewhere"
-    assert main(["secret", "--out", str(elsewhere)]) == 0 and secret.read(elsewhere) != made
+    assert main(["secret", "--out", str(elsewhere)]) == 0 and course_secret.read(elsewhere) != made

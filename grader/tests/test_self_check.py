@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO, run_grade
 from grader.tests.shared import shared

@@ -1,7 +1,7 @@
 """The class report: ``DIR/class.html``, one page about a whole class's results.
 
 Made from plain data, not from the gradebook: ``results_by_student`` maps a
-student id to that student's results document (``grader.core.results``), and
+student id to that student's results document (``grader.core.results_json``), and
 ``problems`` maps an entry that could not be graded to the reason. The lead's
 coordinator reads both from the gradebook and calls ``write_class_report``.
 
@@ -12,7 +12,7 @@ Two halves, tested apart:
 - ``render_html`` draws the charts (``grader.reports.class_charts``: matplotlib,
   inline SVG) and fills
   ``report_templates/class.html.j2``, with the student report's jinja
-  environment (``grader.reports.report.environment``: autoescaping always on).
+  environment (``grader.reports.student_report.environment``: autoescaping always on).
 
 The page is one offline file: inline CSS, inline SVG, and exactly one inline
 script (sorting the roster), allowed by its sha256 hash in the page's Content
@@ -35,11 +35,11 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from grader.core import course as course_module
+from grader.core import syllabus
 from grader.core.files import write_atomically
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.core.results import Results
-from grader.reports import counterexamples, present, report, similarity_view
+from grader.core.results_json import Results
+from grader.reports import counterexamples, present, similarity_view, student_report
 from grader.reports.class_charts import charts
 
 CLASS_TEMPLATE = "class.html.j2"
@@ -99,7 +99,7 @@ def content_security_policy() -> str:
 
 def student_href(student_id: str) -> str:
     """``students/<ID>/index.html``, the id URL-quoted (a ``#`` or ``?`` is a name here)."""
-    return f"{STUDENTS_DIR}/{quote(student_id, safe='')}/{report.REPORT_NAME}"
+    return f"{STUDENTS_DIR}/{quote(student_id, safe='')}/{student_report.REPORT_NAME}"
 
 
 # ------------------------------------------------------------------ figures
@@ -160,8 +160,8 @@ def course_order(course: Path) -> list[str]:
     """The drill ids of the course at ``course`` in ``course.toml``'s order (none when
     it cannot be read: then every list is in id order)."""
     try:
-        return course_module.load(course).ids
-    except course_module.CourseError:
+        return syllabus.load(course).ids
+    except syllabus.CourseError:
         return []
 
 
@@ -366,14 +366,14 @@ def _flags(results_by_student: Mapping[str, Results], ids: list[str]) -> list[di
 def render_html(results_by_student: Mapping[str, Results], problems: dict[str, str],
                 course: Path, *, title: str | None = None, similarity: dict[str, Any] | None = None) -> str:
     """The class page as one self-contained HTML document (same data, same bytes)."""
-    folder = course / report.TEMPLATES_DIR
+    folder = course / student_report.TEMPLATES_DIR
     if not (folder / CLASS_TEMPLATE).is_file():
-        raise report.ReportError(f"no class report template at {folder / CLASS_TEMPLATE}: the "
-                                 f"course folder {course} needs {report.TEMPLATES_DIR}/"
+        raise student_report.ReportError(f"no class report template at {folder / CLASS_TEMPLATE}: the "
+                                 f"course folder {course} needs {student_report.TEMPLATES_DIR}/"
                                  f"{CLASS_TEMPLATE} (run inside the torchdrill checkout, or "
                                  "pass --course DIR)")
     summary = class_summary(results_by_student, problems, course_order(course))
-    template = report.environment(folder).get_template(CLASS_TEMPLATE)
+    template = student_report.environment(folder).get_template(CLASS_TEMPLATE)
     return template.render(
         s=summary,
         charts=charts(summary),

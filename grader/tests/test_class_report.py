@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from grader.core import results as results_module
-from grader.core.results import ExerciseInfo, Results
-from grader.reports import classreport, report
+from grader.core import results_json
+from grader.core.results_json import ExerciseInfo, Results
+from grader.reports import class_report, student_report
 
-Record = results_module.TestRecord  # (a name starting "Test" would be collected by pytest)
+Record = results_json.TestRecord  # (a name starting "Test" would be collected by pytest)
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "<script>alert('pwned')</script>"
@@ -56,7 +56,7 @@ EXERCISES = {"a/one": ExerciseInfo("a/one", 10, "One."), "b/two": ExerciseInfo("
 
 def student(name: str, *tests: Record, exercises: tuple[str, ...] = ("a/one", "b/two")
             ) -> Results:
-    results = results_module.build(f"/subs/{name}", {e: EXERCISES[e] for e in exercises},
+    results = results_json.build(f"/subs/{name}", {e: EXERCISES[e] for e in exercises},
                                    list(tests), {"torch": "test"}, suite="s1")
     results["graded_at"] = "2026-11-22T10:00:00+00:00"
     return results
@@ -95,7 +95,7 @@ PROBLEMS = {"notes.txt": "not a folder or a .zip", "zed.zip": "not a valid zip f
 
 @pytest.fixture(scope="module")
 def summary() -> dict[str, Any]:
-    return classreport.class_summary(hand_made_class(), PROBLEMS)
+    return class_report.class_summary(hand_made_class(), PROBLEMS)
 
 
 def by_id(rows: list[dict[str, Any]], key: str = "id") -> dict[str, dict[str, Any]]:
@@ -162,7 +162,7 @@ def test_top_three_inputs_most_common_first():
         cx = {"calls": [call(tensor(shape, "...", dtype="float32"))]}
         cls[f"s{k}"] = student(f"s{k}", T("a/one", "test_t1", "failed", counterexample=cx),
                                exercises=("a/one",))
-    prop = classreport.class_summary(cls, {})["properties"][0]
+    prop = class_report.class_summary(cls, {})["properties"][0]
     assert [(g["text"], g["count"]) for g in prop["top_inputs"]] == [
         ("one(<float32 tensor of shape (4,)>)", 4), ("one(<float32 tensor of shape (3,)>)", 3),
         ("one(<float32 tensor of shape (2,)>)", 2)]
@@ -170,14 +170,14 @@ def test_top_three_inputs_most_common_first():
 
 
 def test_input_text():
-    assert classreport.input_text(Y) == ("one(<int64 tensor of shape (2, 2)>, 3) where argument 1 = "
+    assert class_report.input_text(Y) == ("one(<int64 tensor of shape (2, 2)>, 3) where argument 1 = "
                                          "[[0, 1], [2, 3]], argument 1 non-contiguous, stride (1, 2)")
     big = {"calls": [call(tensor([3, 3], "...", stride=[1, 3]))]}
-    assert classreport.input_text(big) == ("one(<int64 tensor of shape (3, 3)>) where argument 1 "
+    assert class_report.input_text(big) == ("one(<int64 tensor of shape (3, 3)>) where argument 1 "
                                            "non-contiguous, stride (1, 3)")
     example = {"example": "Failing test case: test_x(\n    impl=<Impl object at 0x7f98e35ed650>,\n)"}
-    assert classreport.input_text(example) == "Failing test case: test_x( impl=<Impl object>, )"
-    assert classreport.input_text({}) is None and classreport.input_text(None) is None
+    assert class_report.input_text(example) == "Failing test case: test_x( impl=<Impl object>, )"
+    assert class_report.input_text({}) is None and class_report.input_text(None) is None
 
 
 def test_errors_by_student_and_problems(summary):
@@ -194,10 +194,10 @@ def test_a_drill_that_does_not_import_is_one_error_row():
     cls = {"fay": student("fay", *(T("a/one", f"test_t{i}", "error", message=broken) for i in range(1, 9)),
                           T("a/one", "test_t9", "timed_out", message="ran past its 10 s limit"),
                           exercises=("a/one",))}
-    rows = classreport.class_summary(cls, {})["errors"]
+    rows = class_report.class_summary(cls, {})["errors"]
     assert [(r["test"], r["outcome"], r["more"]) for r in rows] == [("test_t1", "error", 7),
                                                                    ("test_t9", "timed_out", 0)]
-    assert "and 7 more the same" in classreport.render_html(cls, {}, REPO)
+    assert "and 7 more the same" in class_report.render_html(cls, {}, REPO)
 
 
 def test_roster_rows(summary):
@@ -206,11 +206,11 @@ def test_roster_rows(summary):
     assert rows["cy"]["cells"]["b/two"]["status"] == "not_run" and rows["cy"]["pending_points"] == 4
     assert rows["eve"]["cells"]["b/two"] is None
     assert rows["ada"]["href"] == "students/ada/index.html"
-    assert classreport.student_href("a b#c?/d") == "students/a%20b%23c%3F%2Fd/index.html"
+    assert class_report.student_href("a b#c?/d") == "students/a%20b%23c%3F%2Fd/index.html"
 
 
 def test_empty_class():
-    s = classreport.class_summary({}, {"x": "why"})
+    s = class_report.class_summary({}, {"x": "why"})
     assert s["student_count"] == 0 and s["totals"]["mean"] is None and s["properties"] == []
 
 
@@ -232,7 +232,7 @@ def hostile_class() -> dict[str, Results]:
 
 @pytest.fixture(scope="module")
 def html(hostile_class) -> str:
-    return classreport.render_html(hostile_class, {f"{SCRIPT}.zip": f"bad zip {SCRIPT}"}, REPO,
+    return class_report.render_html(hostile_class, {f"{SCRIPT}.zip": f"bad zip {SCRIPT}"}, REPO,
                                    title="Week 3")
 
 
@@ -258,7 +258,7 @@ def test_content_security_policy_allows_exactly_our_script(html):
 
 def test_static_flags_are_listed_by_student(html, hostile_class):
     """The scan's findings, forbidden uses and routes around the guard, per student, escaped."""
-    rows = classreport.class_summary(hostile_class, {})["flags"]
+    rows = class_report.class_summary(hostile_class, {})["flags"]
     assert [(r["student"], r["exercise"], r["name"], r["line"], r["route"]) for r in rows] == [
         (HOSTILE, "a/one", "torch.ops", 3, True)]
     section = html.split('id="flags"')[1].split("</section>")[0]
@@ -280,32 +280,32 @@ def test_page_sections_and_charts(html, hostile_class):
 
 
 def test_two_renders_are_identical(hostile_class):
-    one = classreport.render_html(hostile_class, PROBLEMS, REPO)
-    two = classreport.render_html(hostile_class, PROBLEMS, REPO)
+    one = class_report.render_html(hostile_class, PROBLEMS, REPO)
+    two = class_report.render_html(hostile_class, PROBLEMS, REPO)
     assert one == two
 
 
 def test_another_process_renders_the_same_bytes(tmp_path):
     """Same data, same page, whatever the process and its hash seed (SVG ids included)."""
-    code = ("import sys; from pathlib import Path; from grader.reports import classreport; "
-            "from grader.tests.test_classreport import hand_made_class, PROBLEMS; "
-            "sys.stdout.buffer.write(classreport.render_html(hand_made_class(), PROBLEMS, "
+    code = ("import sys; from pathlib import Path; from grader.reports import class_report; "
+            "from grader.tests.test_class_report import hand_made_class, PROBLEMS; "
+            "sys.stdout.buffer.write(class_report.render_html(hand_made_class(), PROBLEMS, "
             "Path(sys.argv[1])).encode())")
     other = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": "12345"}, cwd=REPO).stdout
-    assert other.decode() == classreport.render_html(hand_made_class(), PROBLEMS, REPO)
+    assert other.decode() == class_report.render_html(hand_made_class(), PROBLEMS, REPO)
 
 
 def test_write_class_report(tmp_path):
-    path = classreport.write_class_report(hand_made_class(), PROBLEMS, tmp_path, REPO)
+    path = class_report.write_class_report(hand_made_class(), PROBLEMS, tmp_path, REPO)
     assert path == tmp_path / "class.html" and path.read_text().startswith("<!DOCTYPE html>")
     assert [p.name for p in tmp_path.iterdir()] == ["class.html"]  # no temporary left behind
     assert path.stat().st_mode & 0o777 == 0o644
 
 
 def test_missing_template_is_a_clear_error(tmp_path):
-    with pytest.raises(report.ReportError, match="class.html.j2"):
-        classreport.render_html(hand_made_class(), {}, tmp_path)
+    with pytest.raises(student_report.ReportError, match="class.html.j2"):
+        class_report.render_html(hand_made_class(), {}, tmp_path)
 
 
 def test_forty_students_twenty_four_exercises():
@@ -316,9 +316,9 @@ def test_forty_students_twenty_four_exercises():
         tests = [Record(eid, f"test_p{k}", "passed" if (s + k + e) % 3 else "failed",
                             counterexample=None if (s + k + e) % 3 else X)
                  for e, eid in enumerate(exercises) for k in range(5)]
-        cls[f"s{s:02d}"] = results_module.build(f"/subs/s{s:02d}", exercises, tests)
+        cls[f"s{s:02d}"] = results_json.build(f"/subs/s{s:02d}", exercises, tests)
     start = time.perf_counter()
-    page = classreport.render_html(cls, {}, REPO)
+    page = class_report.render_html(cls, {}, REPO)
     elapsed = time.perf_counter() - start
     print(f"class page for 40 students x 24 exercises: {elapsed:.2f} s, {len(page) // 1024} KiB")
     assert page.count("<svg") == 25
@@ -330,9 +330,9 @@ def test_forty_students_twenty_four_exercises():
 def course_listing(tmp_path: Path, *ids: str) -> Path:
     """A course folder whose course.toml lists ``ids`` in that order, with this repo's templates."""
     root = tmp_path / "course"
-    (root / report.TEMPLATES_DIR).mkdir(parents=True)
-    for name in (report.STUDENT_TEMPLATE, classreport.CLASS_TEMPLATE):
-        (root / report.TEMPLATES_DIR / name).write_bytes((REPO / report.TEMPLATES_DIR / name).read_bytes())
+    (root / student_report.TEMPLATES_DIR).mkdir(parents=True)
+    for name in (student_report.STUDENT_TEMPLATE, class_report.CLASS_TEMPLATE):
+        (root / student_report.TEMPLATES_DIR / name).write_bytes((REPO / student_report.TEMPLATES_DIR / name).read_bytes())
     toml = 'title = "t"\n'
     for eid in ids:
         topic, name = eid.split("/")
@@ -344,23 +344,23 @@ def course_listing(tmp_path: Path, *ids: str) -> Path:
 def test_exercises_are_in_course_order_everywhere(tmp_path):
     """course.toml lists b/two first: the cards, the roster's columns and its cells follow it."""
     course = course_listing(tmp_path, "b/two", "a/one")
-    page = classreport.render_html(hand_made_class(), PROBLEMS, course)
+    page = class_report.render_html(hand_made_class(), PROBLEMS, course)
     assert re.findall(r'<article class="ex-card"[^>]*data-exercise="([^"]+)"', page) == ["b/two", "a/one"]
     roster = page.split('id="roster"', 1)[1]
     assert re.findall(r'<th class="num ex"[^>]*data-exercise="([^"]+)"', roster) == ["b/two", "a/one"]
     ada = roster.split('data-student="ada"', 1)[1].split("</tr>", 1)[0]
     assert re.findall(r'title="([ab]/\w+):', ada) == ["b/two", "a/one"]
-    summary = classreport.class_summary(hand_made_class(), {}, ["b/two", "a/one"])
+    summary = class_report.class_summary(hand_made_class(), {}, ["b/two", "a/one"])
     assert [ex["id"] for ex in summary["exercises"]] == ["b/two", "a/one"]
     # without a course.toml (the engine's test courses): id order
-    assert [ex["id"] for ex in classreport.class_summary(hand_made_class(), {})["exercises"]] == \
+    assert [ex["id"] for ex in class_report.class_summary(hand_made_class(), {})["exercises"]] == \
         ["a/one", "b/two"]
 
 
 def test_properties_with_the_same_rate_are_in_course_order():
     cls = {"x": student("x", T("a/one", "test_t1", "failed", counterexample=X),
                         T("b/two", "test_u1", "failed", counterexample=X))}
-    rows = classreport.class_summary(cls, {}, ["b/two", "a/one"])["properties"]
+    rows = class_report.class_summary(cls, {}, ["b/two", "a/one"])["properties"]
     assert [r["exercise"] for r in rows] == ["b/two", "a/one"]
 
 
@@ -379,7 +379,7 @@ def test_shared_wrong_answers_are_words_not_json():
                     t["counterexample"] = wrong
     found = similarity.analyse(cls, {}, {})
     assert found["behaviour"]["a/one"]["pairs"], "bob and cy share a rare wrong answer"
-    page = classreport.render_html(cls, {}, REPO, similarity=found)
+    page = class_report.render_html(cls, {}, REPO, similarity=found)
     section = unescape(re.sub(r"<[^>]+>", "", page.split('id="similarity"', 1)[1].split("</section>", 1)[0]))
     assert '"dtype"' not in section and "{" not in section and '"values"' not in section
     assert "returned <float32 tensor of shape (2,)> [0., 1.]" in " ".join(section.split())
@@ -389,7 +389,7 @@ def test_counts_have_the_right_plural():
     found = {"settings": {"k": 25, "threshold": 0.8, "min_match": 100},
              "code": {"a/one": {"students": 2, "pairs": 1, "median": 0.5, "flagged": 0, "top": []}},
              "behaviour": {}}
-    page = classreport.render_html(hand_made_class(), {}, REPO, similarity=found)
+    page = class_report.render_html(hand_made_class(), {}, REPO, similarity=found)
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", page)).split())
     assert "code of 2 students compared (1 pair)" in text
     assert "1 pairs" not in text and "1 points" not in text

@@ -18,8 +18,8 @@ import pytest
 
 from grader import cli
 from grader.core.errors import EXIT_OK, EXIT_USAGE
-from grader.core.results import Results
-from grader.reports import counterexamples, present, report, table
+from grader.core.results_json import Results
+from grader.reports import counterexamples, present, student_report, table
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def results() -> Results:
 
 @pytest.fixture(scope="module")
 def html(results: Results) -> str:
-    return report.render_html(results, REPO)
+    return student_report.render_html(results, REPO)
 
 
 class Props(HTMLParser):
@@ -178,7 +178,7 @@ def test_renders_results_written_by_a_real_grading():
     """data/half_finished_results.json: ``torchdrill grade`` of a submission with a
     float one-hot, attention without the 1/sqrt(d_k) scaling, and the rest stubs."""
     results = json.loads((Path(__file__).parent / "data" / "half_finished_results.json").read_text())
-    html = report.render_html(results, REPO)
+    html = student_report.render_html(results, REPO)
     props = props_of(html)
     failed = [p for p in props if p["outcome"] == "failed"]
     assert failed and all("counterexample" in p["classes"] for p in failed)
@@ -186,8 +186,8 @@ def test_renders_results_written_by_a_real_grading():
 
 
 def test_missing_template_is_a_clear_error(tmp_path):
-    with pytest.raises(report.ReportError, match="report_templates/student.html.j2"):
-        report.render_html(mixed_results(), tmp_path)
+    with pytest.raises(student_report.ReportError, match="report_templates/student.html.j2"):
+        student_report.render_html(mixed_results(), tmp_path)
 
 
 # ------------------------------------------------------------------ values as text
@@ -255,7 +255,7 @@ def test_report_command_rerenders_from_results_json(results, tmp_path, monkeypat
     printed = capsys.readouterr().out
     assert code == EXIT_OK
     assert f"report: {out / 'index.html'}" in printed
-    assert (out / "index.html").read_text() == report.render_html(results, REPO)
+    assert (out / "index.html").read_text() == student_report.render_html(results, REPO)
     assert (out / "gradescope" / "results.json").is_file() and (tmp_path / "junit.xml").is_file()
     assert "tensors/one_hot" in printed  # the table, too
 
@@ -297,7 +297,7 @@ def flagged(results: Results) -> Results:
 
 def test_static_flags_show_on_their_card_escaped_and_cost_nothing(results):
     changed = flagged(results)
-    html = report.render_html(changed, REPO)
+    html = student_report.render_html(changed, REPO)
     card = html.split('data-exercise="tensors/one_hot"', 1)[1].split("</section>", 1)[0]
     text = re.sub(r"<[^>]+>", "", card)
     assert "static scan: F.one_hot at line 12: return F.one_hot(x)  # &lt;script&gt;" in text
@@ -305,8 +305,8 @@ def test_static_flags_show_on_their_card_escaped_and_cost_nothing(results):
     assert "costs no points" in text
     assert "<script" not in html.lower()
     assert html.count('class="static-flags"') == 1, "only the flagged exercise shows the box"
-    assert props_of(html) == props_of(report.render_html(results, REPO)), "properties unchanged"
-    assert 'class="static-flags"' not in report.render_html(results, REPO)
+    assert props_of(html) == props_of(student_report.render_html(results, REPO)), "properties unchanged"
+    assert 'class="static-flags"' not in student_report.render_html(results, REPO)
 
 
 def test_static_flags_are_marked_in_the_verbose_table_only(results):
@@ -339,7 +339,7 @@ def test_the_environment_is_told_in_words_never_as_a_dict(results):
                     "margin_s": 30.0, "source": {"tensors/one_hot": "reference",
                                                  "attention/sdpa": "no reference time"}},
         "grading": {"worker": "local-3", "cuda_worker": "gpu-1"}})
-    meta = header_of(report.render_html(changed, REPO)).split('<dl class="meta">', 1)[1].split("</dl>", 1)[0]
+    meta = header_of(student_report.render_html(changed, REPO)).split('<dl class="meta">', 1)[1].split("</dl>", 1)[0]
     text = unescape(re.sub(r"<[^>]+>", " ", meta))
     for raw in ("{", "}", "[", "]", "True", "False", "':", '":'):
         assert raw not in text, f"{raw!r} in {text!r}"
@@ -373,11 +373,11 @@ def test_counts_have_the_right_plural(results):
     for ex in one["exercises"]:  # keep a single test not run here
         ex["tests"] = [t for t in ex["tests"] if t["name"] != "test_on_cuda"]
     one["exercises"] = [e for e in one["exercises"] if e["tests"]]
-    html = report.render_html(one, REPO)
+    html = student_report.render_html(one, REPO)
     box = " ".join(re.sub(r"<[^>]+>", " ", html.split('<div class="notice not_run">', 1)[1]
                           .split("</div>", 1)[0]).split())
     assert "(1 test)" in box and "1 tests" not in html
-    assert "(2 tests)" in header_of(report.render_html(results, REPO))
+    assert "(2 tests)" in header_of(student_report.render_html(results, REPO))
     assert "1 points" not in html and "1 pts" not in html
     assert [present.plural(n, w) for n, w in [(1, "test"), (2, "test"), (1, "pair"), (3, "pair"),
                                               (1, "property"), (2, "property"), (0, "item"),
@@ -398,7 +398,7 @@ def test_results_written_before_say_the_new_reason_too(results):
     """A results.json from an older grading still told students to run tox -e cuda."""
     old = json.loads(json.dumps(results).replace(
         present.CUDA_REASON, "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"))
-    html = report.render_html(old, REPO)
+    html = student_report.render_html(old, REPO)
     assert "tox" not in html and html.count("your instructor&#39;s CUDA runner grades it") == 1 + 2
 
 
@@ -464,7 +464,7 @@ def test_each_distinct_reason_is_listed_in_the_verbose_table_and_by_check(result
 
 
 def test_the_student_report_lists_each_reason_and_names_the_heaviest(results):
-    page = report.render_html(_several_reasons(results), REPO)
+    page = student_report.render_html(_several_reasons(results), REPO)
     overview = page.split('<table class="overview">', 1)[1].split("</table>", 1)[0]
     row = overview.split("tensors/one_hot", 1)[1].split("</tr>", 1)[0]
     assert "negative label raises" in row and "and 2 other reasons" in row and "matches f one hot" not in row

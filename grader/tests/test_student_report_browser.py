@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results import Results
-from grader.reports import counterexamples, present, report
+from grader.core.results_json import Results
+from grader.reports import counterexamples, present, student_report
 from grader.tests.browser import Chromium, Page, find_chromium
 from grader.tests.sample_results import SCRIPT, mixed_results, outcomes_in
 
@@ -56,7 +56,7 @@ def results() -> Results:
 def rendered(results, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report")
     (out / "results.json").write_text(json.dumps(results, indent=1))
-    return report.write_report(results, out, REPO)
+    return student_report.write_report(results, out, REPO)
 
 
 @pytest.fixture(scope="module")

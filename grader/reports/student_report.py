@@ -1,7 +1,7 @@
 """The student report: ``DIR/index.html``, rendered from ``results.json`` alone.
 
 The template lives in one place, ``report_templates/student.html.j2`` at the
-course root (the folder holding ``tests/``, found like ``grader.core.course.find_course``
+course root (the folder holding ``tests/``, found like ``grader.core.syllabus.find_course``
 finds it), so a course can restyle its report without touching the engine.
 
 Autoescaping is on for the whole template and the few filters that build markup
@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
-from grader.core.results import Results
+from grader.core.results_json import Results
 from grader.reports import counterexamples, present
 
 TEMPLATES_DIR = "report_templates"

@@ -1,6 +1,6 @@
 """The class report in a real browser: headless Chromium, offline.
 
-Renders the hand-made class of ``test_classreport`` plus two students with
+Renders the hand-made class of ``test_class_report`` plus two students with
 awkward ids (markup, and URL syntax: a space, ``#``, ``?``, ``%``), with a stub
 report at ``students/<ID>/index.html`` for each, and checks what an instructor
 would see and do: the page loads with no console errors (a CSP violation would
@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.core import course as course_module
-from grader.core import results as results_module
-from grader.core.results import ExerciseInfo, Results
-from grader.reports import classreport
+from grader.core import results_json, syllabus
+from grader.core.results_json import ExerciseInfo, Results
+from grader.reports import class_report
 from grader.tests.browser import Chromium, Page, find_chromium
-from grader.tests.test_classreport import PROBLEMS, SCRIPT, T, X, hand_made_class, student
+from grader.tests.test_class_report import PROBLEMS, SCRIPT, T, X, hand_made_class, student
 
 REPO = Path(__file__).resolve().parents[2]
 MARKUP_ID = "<img src=x onerror=window.pwned=1>"
@@ -56,7 +55,7 @@ def rendered(cls, tmp_path_factory) -> Path:
         folder.mkdir(parents=True)
         (folder / "index.html").write_text(
             f"<!DOCTYPE html><title>report of {html.escape(sid)}</title>", encoding="utf-8")
-    return classreport.write_class_report(cls, PROBLEMS, out, REPO)
+    return class_report.write_class_report(cls, PROBLEMS, out, REPO)
 
 
 @pytest.fixture(scope="module")
@@ -141,16 +140,16 @@ def big_page(browser, tmp_path_factory) -> Page:
     """This course's 24 drills (its real ids, in course.toml's order), 30 students, two
     thirds of them with nothing done: the tallest bar of the histogram is at its left,
     up to the top, where a legend in the plot would sit."""
-    ids = course_module.load(REPO).ids
+    ids = syllabus.load(REPO).ids
     exercises = {eid: ExerciseInfo(eid, 10 + 2 * (k % 3)) for k, eid in enumerate(ids)}
     cls = {}
     for s in range(30):
         tests = [T(eid, f"test_p{k}", "not_attempted" if s < 20 else
                    "passed" if (s + k + e) % 4 else "failed", counterexample=X)
                  for e, eid in enumerate(ids) for k in range(3)]
-        cls[f"s{s:02d}-{'x' * (s % 7)}student"] = results_module.build(f"/subs/{s}", exercises, tests)
+        cls[f"s{s:02d}-{'x' * (s % 7)}student"] = results_json.build(f"/subs/{s}", exercises, tests)
     out = tmp_path_factory.mktemp("big-class")
-    return browser.open(classreport.write_class_report(cls, {}, out, REPO).as_uri(), width=1280, height=900)
+    return browser.open(class_report.write_class_report(cls, {}, out, REPO).as_uri(), width=1280, height=900)
 
 
 def test_the_roster_fits_1280_px_across(big_page):
@@ -169,7 +168,7 @@ def test_the_roster_fits_1280_px_across(big_page):
 
 def test_the_roster_columns_are_in_course_order(big_page):
     shown = big_page.evaluate("Array.from(document.querySelectorAll('#roster th.ex')).map(th => th.dataset.exercise)")
-    assert shown == course_module.load(REPO).ids
+    assert shown == syllabus.load(REPO).ids
 
 
 def test_the_legend_never_covers_the_bars(big_page):

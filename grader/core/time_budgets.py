@@ -23,6 +23,7 @@ FILE = "reference_times.json"
 FACTOR = 10.0
 MARGIN = 30.0
 DEFAULT_SECONDS = 180.0
+DEFAULT_CALL_TIMEOUT_S = 10.0  # wall-clock limit per call of the submission's code (--call-timeout)
 
 
 def file_hash(path: Path) -> str:
@@ -84,7 +85,7 @@ def recorded(tests_dir: Path, tests: dict[str, Path]) -> dict[str, float]:
 def record(tests_dir: Path, tests: dict[str, Path], seconds: dict[str, float]) -> Path:
     """Write the reference's per-drill times (``bench/reference_times.py``)."""
     data = {"about": "the reference's grading time per drill (seconds, summed test durations) "
-                     "and a hash of the drill's tests; grader/core/budgets.py derives each "
+                     "and a hash of the drill's tests; grader/core/time_budgets.py derives each "
                      "drill's wall budget from them",
             "drills": {d: {"seconds": round(seconds[d], 2), "tests": file_hash(tests[d])}
                        for d in sorted(seconds) if d in tests}}
