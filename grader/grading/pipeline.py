@@ -30,20 +30,16 @@ COLLECTOR = "torchdrill-collector"  # the name the grading session registers its
 
 
 class _GraderErrors:
-    """A pytest plugin that keeps the grader's own problems: collection errors (a broken
-    test file) and why the session was stopped early (``pytest.exit``'s message)."""
+    """A pytest plugin that keeps what the session says of itself: collection errors (a
+    broken test file), and the collector with the results it built or why it stopped."""
 
     def __init__(self) -> None:
         self.errors: list[str] = []
-        self.stopped = ""
         self.collector: Any = None
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
             self.errors.append(f"{report.nodeid}: {report.longreprtext}")
-
-    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:  # pytest calls it for pytest.exit too
-        self.stopped = str(getattr(excinfo.value, "msg", "") or "")
 
     def pytest_unconfigure(self, config: Any) -> None:
         """After the session: keep what the collector built (results, or why none)."""
