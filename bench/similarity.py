@@ -10,8 +10,8 @@ student gets the same real results document (a half-finished submission's), so t
 behaviour evidence reads real counterexamples. It then times
 ``grader.classroom.similarity.analyse``, the whole of what grade-all adds, on the
 first N/2 and on all N submissions, and prints from that one run the cost per
-submission, its ratio to a submission's grading (grade-all's 27 s per submission
-with one worker, README), and how the cost grows from N/2 to N (pairs grow as N²).
+submission, its ratio to a submission's grading (grade-all with one worker, as
+docs/benchmarks.md records it), and how the cost grows from N/2 to N (pairs grow as N²).
 
 Run from the repository root: `python bench/similarity.py [-n 100]`.
 """
@@ -31,7 +31,7 @@ from grader.classroom import similarity  # noqa: E402
 from grader.classroom.classgrade import pristine_stubs  # noqa: E402
 from grader.tests.classroom import MUTANTS, disguise, drills  # noqa: E402
 
-GRADING_S = 432.2 / 16  # README: grade-all, one worker, sandboxed: seconds per submission
+GRADING_S = 432.2 / 16  # docs/benchmarks.md: grade-all, one worker, sandboxed: seconds per submission
 INDEPENDENT = REPO / "grader" / "tests" / "data" / "similarity"
 
 

@@ -14,8 +14,8 @@ from torch import nn
 from grader.contract.expect import assert_same
 
 # torch.manual_seed also queues a seed for every lazily initialised device (CUDA,
-# XPU, MTIA), formatting a Python stack trace for each: ~1.3 ms a call, and the
-# tests seed ~900 times a grading. Without CUDA, seeding the CPU generator alone
+# XPU, MTIA), formatting a Python stack trace for each: dear for a call, and the
+# tests seed hundreds of times a grading. Without CUDA, seeding the CPU generator alone
 # leaves exactly the same CPU random state.
 _SEED_EVERY_DEVICE = torch.cuda.is_available()
 

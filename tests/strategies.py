@@ -24,8 +24,8 @@ def reusable(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.Sear
 
     hypothesis validates a strategy object (and works out whether it can be empty,
     reuse values, ...) the first time it is drawn from. Composites that build
-    ``float_tensors(shape)`` afresh on every draw paid that on every example: 15% of
-    grading the reference went there. Strategies are immutable, so sharing them changes
+    ``float_tensors(shape)`` afresh on every draw paid that on every example, a large
+    share of grading the reference. Strategies are immutable, so sharing them changes
     no draw. Arguments must be hashable (tuples, dtypes, strategies).
     """
     cached = functools.lru_cache(maxsize=4096)(lambda _widened, *args, **kwargs: factory(*args, **kwargs))

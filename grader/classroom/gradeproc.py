@@ -1,8 +1,8 @@
 """A grading process: a long-lived interpreter that grades one submission after another.
 
 ``grade-all`` needs hundreds of gradings. Starting a grader for each would pay
-torch's import, pytest's start and the sandbox zygote's start (~5 s together,
-more than a stub's whole grading) every time. A grading process pays them once:
+torch's import, pytest's start and the sandbox zygote's start (together more
+than a stub's whole grading) every time. A grading process pays them once:
 it reads a job (``grader.classroom.jobs.GradingJob``, one JSON line on stdin),
 grades it with the same ``grader.grading.pipeline.grade`` as ``torchdrill grade``,
 and answers one JSON line (``GradingAnswer``) on its protocol channel.

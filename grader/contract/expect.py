@@ -103,7 +103,7 @@ def _compare_tensor(got: Any, expected: torch.Tensor, what: str, rtol: float | N
         raise Mismatch(f"{what}: device differs: got {got.device}, expected {expected.device}",
                        got=got, expected=expected, diff={"kind": "device"})
     # Not torch.testing.assert_close: its first call imports torch.distributed.tensor
-    # (0.7 s, a quarter of a quick ``torchdrill check``) only to rule out DTensors.
+    # (a large share of a quick ``torchdrill check``) only to rule out DTensors.
     # The test is the same: its default tolerance table and torch.isclose.
     if not bool(_close(got, expected, rtol, atol, equal_nan).all()):
         diff = value_diff(got, expected, rtol, atol, equal_nan)

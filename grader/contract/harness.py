@@ -208,7 +208,7 @@ class PointToPoint:
     """Blocking ``send``/``recv`` between ranks that are threads, as gloo does them.
 
     ``send`` returns only once the receiver's matching ``recv`` has taken the message
-    (measured on gloo: a ring where every rank sends first hangs even for 10 floats),
+    (on gloo, a ring where every rank sends first hangs even for 10 floats),
     so a schedule that deadlocks on gloo deadlocks here too; here it is detected, the
     moment every rank still running waits for a partner that cannot come, and each
     waiting rank raises ``CollectiveMismatch`` describing who waits for whom.

@@ -74,8 +74,8 @@ def freeze_heavy_imports() -> None:
 
     Every full garbage collection walks every object torch created: hypothesis
     runs ``gc.collect()`` when it registers a random generator (twice a session)
-    and pytest's session end collects too. Frozen objects are skipped. Measured
-    on one_hot: 1.1 s of a 3.2 s check. Done once: the modules stay loaded.
+    and pytest's session end collects too: together a large part of a quick check.
+    Frozen objects are skipped. Done once: the modules stay loaded.
     """
     global _heap_frozen
     if not _heap_frozen:

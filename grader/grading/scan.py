@@ -266,7 +266,7 @@ class _Scanner:
 
         Iterative along attribute chains, which may be long, and remembered per node,
         so the links of a chain are walked once, not once per node of it (a crafted
-        file of long chains was quadratic: 82 s for 1 MiB). A chain of more than
+        file of long chains made a naive walk quadratic). A chain of more than
         ``MAX_CHAIN`` links names nothing."""
         chain: list[tuple[ast.AST, str]] = []  # (node, attribute it reads), outermost first
         while id(node) not in self._paths:

@@ -87,14 +87,13 @@ class GradingSession:
         profiles.activate(config.getoption("hypothesis_profile", None))
         self.secret = official_secret(config)
         examples.widen(self.secret is not None)  # before the tests are collected: they build strategies
-        # Drill tensors are tiny: extra intra-op threads only fight over the cores.
-        # Measured on a busy 2-core machine: a float64 softmax of 100 elements took
-        # ~3 ms instead of ~5 us, BCE-with-logits 3.4 ms instead of 0.01 ms.
+        # Drill tensors are tiny: extra intra-op threads only fight over the cores, and
+        # on a busy machine waking them can cost a small op far more than its own work.
         torch.set_num_threads(1)
         if config.getoption("results") and not config.pluginmanager.hasplugin("terminal"):
             # `torchdrill grade`: no one reads pytest's failure text (results.json keeps its own
-            # message and counterexample), and its long form parses the source of every frame:
-            # measured 5-12 s of a stub's 17 s grading. One line per failure costs nothing.
+            # message and counterexample), and its long form parses the source of every frame,
+            # a large part of a stub's grading. One line per failure costs nothing.
             config.option.tbstyle = "line"
         if not hasattr(config, "workerinput"):  # controller (or no xdist): collect results
             drawn = ({"drawn": "secret", "secret": self.secret.digest, "widened": examples.FACTOR}

@@ -178,7 +178,7 @@ def _twin_index() -> dict[str, tuple[types.FunctionType, ...]]:
     functions torch registered for it: every kind of ``torch._decomp`` table (post- and
     pre-autograd, meta) and the ``py_impl`` kernels of the overloads ``torch.ops.aten``
     has built (``torch._decomp.decompositions.one_hot`` is only there). Built in the
-    zygote (``preload``): ~35 ms."""
+    zygote (``preload``), once, rather than in every worker."""
     import torch._decomp  # imported by ``import torch``: already loaded
 
     index: dict[str, dict[int, types.FunctionType]] = {}
@@ -249,9 +249,10 @@ def _operators(bases: tuple[str, ...]) -> list[str]:
 def _overloads() -> dict[str, tuple[str, ...]]:
     """aten operator base name -> its overloads (``aten::one_hot`` -> ``("aten::one_hot",)``).
 
-    Reading torch's list of operators took ~2 ms, and the pooling drill forbids 55
-    names: 0.2 s of each of its workers' start. ``preload`` builds it in the zygote,
-    once; the workers it forks inherit it."""
+    Reading torch's list of operators costs far more than a lookup; read once per
+    forbidden name, it would weigh on every worker's start for a drill that forbids
+    dozens (the pooling drill). ``preload`` builds it in the zygote, once; the workers
+    it forks inherit it."""
     index: dict[str, list[str]] = {}
     for op in torch._C._dispatch_get_all_op_names():
         if op.startswith("aten::"):
@@ -261,8 +262,8 @@ def _overloads() -> dict[str, tuple[str, ...]]:
 
 def preload() -> None:
     """What every worker's ``install`` needs, made once in the zygote before it forks:
-    the operator index, the twin tables and the refusing code for every twin (~20 ms),
-    where torch lives."""
+    the operator index, the twin tables and the refusing code for every twin, so that
+    no worker pays for them, and where torch lives."""
     _overloads()
     candidates = [fn for fns in (*_twin_index().values(), *_helpers().values()) for fn in fns]
     candidates += [fn for fn in _refs_map().values() if isinstance(fn, types.FunctionType)]

@@ -71,7 +71,7 @@ class Channel:
         self.lock = SEND_LOCK
         # The grader's answers to one rank's asks: made by ``expect_answers`` before the
         # rank's thread starts. A plain call asks nothing, and a queue made per request was
-        # 6% of a worker's time on small calls.
+        # a visible share of a worker's time on small calls.
         self.answers: queue.Queue[tuple[dict[str, Any], memoryview]] | None = None
 
     def expect_answers(self) -> None:

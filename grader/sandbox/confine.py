@@ -122,7 +122,7 @@ def plan(isolation: Isolation | str, off: Collection[str] = (), *,
     """Decide the layers: every available one not forced off (``--sandbox-off`` or
     ``$TORCHDRILL_SANDBOX_OFF``) for ``sandbox``; none for ``process`` and ``none``.
 
-    Probes are cached per process; the first call costs ~10 ms (one bwrap run).
+    Probes are cached per process: only the first call pays for running bwrap.
     """
     if isolation not in tuple(Isolation):
         raise ValueError(f"unknown isolation {isolation!r}; known: {', '.join(Isolation)}")

@@ -85,8 +85,8 @@ class WorkerHandle:
 
 def kill_workers(workers: Sequence[WorkerHandle]) -> None:
     """Kill ``workers`` with one request per zygote: each is killed before any is
-    waited for, so their exits overlap (closing a sandbox with 24 workers took
-    304 ms one request at a time, 92 ms so)."""
+    waited for, so their exits overlap (one request at a time, closing a sandbox of
+    many workers waits for their exits one after another)."""
     alive = [w for w in workers if w._alive]
     for worker in alive:
         worker._alive = False

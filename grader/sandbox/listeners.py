@@ -67,8 +67,8 @@ class RankServer(Listener):
     until the other ranks arrive, and each rank has a thread of its own here, so
     they meet. A rank that never arrives hangs or returns; either way its own request
     ends (past the call limit, or done), the fake learns it (``close``), and the ranks
-    waiting on it get an error at once. A thread per message cost the three rank
-    drills 0.5 s of their 5.7 s, sandboxed (one run each way).
+    waiting on it get an error at once. A thread per message, started and joined for
+    every call, was a visible share of the rank drills' sandboxed time.
     """
 
     def __init__(self, fake: Any, rank: int, collective: str | None = None):

@@ -32,9 +32,9 @@ def staying_on_this_cpu() -> Iterator[int | None]:
 
     The worker moves to that CPU (``follow_cpu``), so both wake-ups
     of a request happen on the CPU that just went idle. Unpinned, the scheduler
-    wakes the waiting grader on the other, idle CPU and the pair chases each other:
-    a small call's round trip measured 0.96 ms unpinned, 0.78 ms with only the
-    worker following, 0.51 ms with this (2-core VM, one run each). The pin is lifted
+    wakes the waiting grader on the other, idle CPU and the pair chases each other,
+    and that cross-CPU wake-up is the dearest part of a small call's round trip; the
+    worker following alone recovers only part of it. The pin is lifted
     after every request, so nothing stops the scheduler from moving the grader.
     """
     cpu = current_cpu()
@@ -56,8 +56,8 @@ def follow_cpu(cpu: Any, current: int | bool | None) -> int | bool | None:
 
     The grader waits while its worker runs and the worker waits while the grader
     runs, so sharing one CPU costs no parallelism, and a wake-up on the CPU that
-    just went idle is the cheap kind: a small call's round trip measured 0.96 ms
-    across CPUs and 0.56 ms on one, on the 2-core development VM. The grader stays on
+    just went idle is the cheap kind: it avoids a cross-CPU wake-up, the dearest part
+    of a small call's round trip. The grader stays on
     its CPU only while it waits (``staying_on_this_cpu``): when the scheduler moves it
     between requests, the worker follows at the next one. Gloo ranks send no CPU
     and stay free to run side by side.

@@ -3,21 +3,21 @@
 Kept apart from ``grader.sandbox.sandboxes`` so it imports neither torch nor the grader's
 tests: ``torchdrill grade`` starts the zygote before the grader imports torch
 itself, and the two imports overlap. Started at pytest's session start instead,
-the first worker waited 2.3 s for it (the zygote's imports, ~2.3 s, the largest
-single cost of a sandboxed grading); started early, 0.3 s.
+the first worker would wait for the whole of the zygote's imports, the largest
+single cost of a sandboxed grading; started early, it waits for little of them.
 
 One zygote per confinement plan and process (``zygote_for``), started on first use
 and kept until the process exits: ``grade-all``'s grading processes grade many
 submissions with one. What runs inside is ``grader.sandbox.zygote_loop``.
 
 pytest-xdist's workers share their controller's zygote (``Zygote.share``, ``attach``):
-with ``-n 2`` a zygote of their own each cost its ~1.8 s of CPU twice, on a
+with ``-n 2`` a zygote of their own each would pay torch's import twice, on a
 machine that the two workers keep busy. A worker that loses the shared zygote
 (a student who killed it, in a degraded sandbox) starts one of its own.
 
 A *warm* zygote also imports the parts of torch that torch loads lazily and that
 cost a worker most (``grader.sandbox.zygote_loop.WARM_IMPORTS``: ``torch._dynamo``,
-1.2 s, which building the first optimizer imports). A grading of many drills
+the dearest, which building the first optimizer imports). A grading of many drills
 (``warm_for``) starts its zygote warm, while the grader imports torch itself; any
 other zygote warms up the first time an optimizer is about to cross the wire
 (``SandboxedImplementation``), before the worker that gets it is forked, so it
@@ -44,7 +44,7 @@ from grader.core.errors import GraderFailed
 from grader.core.files import remove_tree
 from grader.sandbox import confine, launch
 
-START_TIMEOUT_S = 60.0  # the zygote imports torch once: ~1-3 s on a busy machine
+START_TIMEOUT_S = 60.0  # the zygote imports torch once: seconds, more on a busy machine
 FEW_DRILLS = 4  # a grading of at most this many drills starts its zygote cold
 
 
@@ -67,7 +67,7 @@ class Zygote:
     It holds no submission: every fork request names the submission copy and the
     private tmp its worker may see, so one zygote serves every submission this
     process grades (``grade-all`` grades many in one process; the zygote's start,
-    ~2.5 s of imports, is paid once). Its root folder, the only folder bubblewrap
+    torch's import, is paid once). Its root folder, the only folder bubblewrap
     binds read-write, holds one sub-folder per submission being graded.
     """
 

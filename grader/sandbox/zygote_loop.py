@@ -32,7 +32,7 @@ from grader.sandbox.zygote import key_digest
 
 # Imported by a warm zygote, once, though torch would import them lazily: otherwise every
 # worker that needs them pays them again (torch._dynamo with sympy's symbolic shapes,
-# 1.2 s, when a worker builds its first optimizer: the GAN's, grad_accum's).
+# the dearest, when a worker builds its first optimizer: the GAN's, grad_accum's).
 WARM_IMPORTS = ("torch.fx.experimental.symbolic_shapes", "torch._dynamo", "torch.distributed")
 
 
@@ -135,7 +135,7 @@ def zygote(control: socket.socket, warm: bool) -> None:
             except OSError:
                 pass
     # No interpreter teardown: torch's finalizers (unregistering its operator libraries)
-    # took ~0.3 s, and the grader waits for this exit at the end of every grading.
+    # are slow, and the grader waits for this exit at the end of every grading.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

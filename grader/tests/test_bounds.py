@@ -44,7 +44,7 @@ def test_the_scan_of_a_crafted_file_is_linear_and_clocked():
     assert len(source) > 900_000
     start = time.monotonic()
     found = scan_source(source, {"F.one_hot": "scatter_"}, seconds=1.0)
-    assert time.monotonic() - start < 20  # was 82-116 s of grader CPU
+    assert time.monotonic() - start < 20  # a quadratic walk of these chains runs far past it
     assert found[0].name in ("F.one_hot", STOPPED)
     many = "import torch.nn.functional as F\n" + "\n".join(f"x{i} = F.one_hot" for i in range(30000))
     stopped = scan_source(many, {"F.one_hot": "scatter_"}, seconds=0.2)
@@ -168,8 +168,8 @@ def short_wall_clock_asserts(source: str) -> list[int]:
 
 
 def test_no_test_asserts_a_short_wall_clock_time():
-    """A busy machine (2 cores, 5 sessions) makes any short wall-clock limit flaky: an
-    assertion of 1 s failed by 0.04 s. Limits of 10 s or more guard against hangs."""
+    """A busy machine (few cores, several sessions) makes any short wall-clock limit
+    flaky. Limits of 10 s or more guard against hangs."""
     assert short_wall_clock_asserts("import time\nt = time.monotonic()\nassert time.monotonic() - t < 1\n") == [3]
     assert short_wall_clock_asserts("assert elapsed < 30 and n < 2\n") == []
     found = {}

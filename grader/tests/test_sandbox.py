@@ -265,8 +265,8 @@ def test_a_shared_zygote_serves_only_its_sharers_each_apart(tmp_path):
 
 
 def test_xdist_workers_grade_with_their_controllers_zygote(submission, tmp_path):
-    """``-n 2``: one zygote for both workers (each starting its own cost ~1.8 s of CPU
-    twice), and the boundary holds as with a zygote of their own."""
+    """``-n 2``: one zygote for both workers (each starting its own would pay torch's
+    import twice), and the boundary holds as with a zygote of their own."""
     results, seconds = grade(submission, tmp_path, "--isolation", "sandbox", "-n", "2")
     assert results["environment"]["isolation"]["zygote_shared"] is True
     assert_boundary_holds(results, seconds)
@@ -342,7 +342,7 @@ def test_the_zygote_runs_the_graders_own_checkout(second_checkout, tmp_path):
 def test_a_zygote_that_cannot_start_stops_the_grading_not_scores_zero(second_checkout, tmp_path,
                                                                      workers):
     """The grader's failure is never a student's zero: no results, the zygote's own
-    words in the message, and no restart per test (the old way took 10 s a test).
+    words in the message, and no restart per test (each test would wait again for a start that fails).
     With xdist the controller stops the run, without pytest's INTERNALERROR."""
     broken = tmp_path / "course"
     shutil.copytree(second_checkout, broken)

@@ -1,7 +1,7 @@
 """A warm interpreter for the engine's tests: ``python ARGS`` without paying Python's start.
 
 Most of the engine's tests run a whole grading in a fresh interpreter
-(``python -m grader grade ...``), and each paid ~2 s of CPU importing torch,
+(``python -m grader grade ...``), and each paid seconds of CPU importing torch,
 hypothesis, pytest and the grader before it graded anything: about fifty gradings,
 on two cores. ``run(args)`` runs the same command in a child forked from a server
 that imported those once (one server per test process, started on first use). The
