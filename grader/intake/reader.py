@@ -136,7 +136,23 @@ def _entry(path: Path, exercise_ids: list[str], student: str | None = None) -> E
             entry.problem = f"{entry.label} cannot be read: {exc}"
         except Exception as exc:  # noqa: BLE001 - one odd entry must not stop the class
             entry.problem = f"{entry.label} could not be read ({type(exc).__name__}: {exc})"
+    if entry.problem is not None and entry.kind == "folder" and not entry.source.is_symlink():
+        return _one_zip_inside(entry, exercise_ids) or entry
     return entry
+
+
+def _one_zip_inside(folder: Entry, exercise_ids: list[str]) -> Entry | None:
+    """A folder with no submission in it but one ``.zip`` at its top (an upload form that
+    keeps the zip as it came): that zip's entry, for the folder's student, when it is one."""
+    try:
+        zips = [p for p in folder.source.iterdir() if _is_zip_name(p.name) and not p.name.startswith(".")
+                and stat.S_ISREG(p.lstat().st_mode)]
+    except OSError:
+        return None
+    if len(zips) != 1:
+        return None
+    inner = _entry(zips[0], exercise_ids, student=folder.student)
+    return inner if inner.problem is None else None
 
 
 def _classify(path: Path) -> Entry:

@@ -71,8 +71,6 @@ def open_submission(given: str | Path, course: Path, student: str | None = None)
     if path.suffix == ".py" and path.is_file() and not path.is_symlink():
         return _drill_file(path, course, student)
     entry = reader.entry_of(path, exercise_tests(course), student or path.name)
-    if entry.problem is not None and entry.kind == "folder":
-        entry = _one_zip_inside(path, course, entry.student) or entry
     if student is None:
         shown = entry.source / entry.notebook if entry.kind == "folder" and entry.notebook else entry.source
         student = str(shown.absolute())
@@ -143,20 +141,6 @@ def _drill_file(path: Path, course: Path, student: str | None) -> Submission:
         raise NotGradable(f"{path.name} cannot be read as a source file (at most "
                           f"{MAX_SOURCE_BYTES:,} bytes, a regular file)")
     return Submission(student or str(path.absolute()), path, Kind.LOOSE, {f"{drills[0]}.py": data})
-
-
-def _one_zip_inside(folder: Path, course: Path, name: str) -> reader.Entry | None:
-    """A folder with no submission in it but one ``.zip`` at its top (a Gradescope
-    upload of a zip): that zip's entry, when it is a submission."""
-    try:
-        zips = [p for p in folder.iterdir() if not p.name.startswith(".") and p.is_file()
-                and not p.is_symlink() and p.name.lower().endswith(reader.ZIP_SUFFIX)]
-    except OSError:
-        return None
-    if len(zips) != 1:
-        return None
-    inner = reader.entry_of(zips[0], exercise_tests(course), name)
-    return inner if inner.problem is None else None
 
 
 # ------------------------------------------------------------------ grading it

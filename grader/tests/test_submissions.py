@@ -656,3 +656,14 @@ def test_the_sandbox_copies_exactly_what_class_grading_reads(subs, tmp_path):
     in_copy = {p.relative_to(copied).as_posix(): p.read_bytes()
                for p in copied.rglob("*") if p.is_file()}
     assert in_copy == reader.files(one(subs)) and "tensors/one_hot.py" in in_copy
+
+
+def test_a_folder_holding_one_zip_is_graded_through_it(subs):
+    """What some upload forms keep (``alice/alice.zip``): grade-all and grade read it alike."""
+    make_zip(subs / "alice" / "handin.zip", WORK)
+    entry = one(subs)
+    assert entry.problem is None and entry.kind == "zip" and entry.student == "alice"
+    assert reader.files(entry) == WORK
+    assert dict(open_submission(subs / "alice", REPO).files) == WORK
+    make_zip(subs / "alice" / "second.zip", WORK)  # two: which one is a guess
+    assert "no exercise file" in problem(subs)
