@@ -3,7 +3,8 @@
 Every command lives in the layer it belongs to (``grader.grading.commands``:
 ``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``;
 ``grader.authoring``: ``release``, ``gradescope-autograder``, ``secret``;
-``grader.classroom.classgrade``: ``grade-all``, ``merge``) as a
+``grader.classroom.classgrade``: ``grade-all``, ``merge``;
+``grader.classroom.term_commands``: ``extend``, ``override``) as a
 ``cmd_*`` function of the parsed arguments returning the exit code. This module
 is the top of the package: nothing imports it.
 """
@@ -15,7 +16,7 @@ import sys
 
 import grader
 from grader.authoring import gradescope, make_secret, release
-from grader.classroom import classgrade
+from grader.classroom import classgrade, term_commands
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError
 from grader.grading import commands, options
 from grader.learner import check, hint, listing, watch
@@ -34,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     _release(sub)
     _grade_all(sub)
     _merge(sub)
+    _extend(sub)
+    _override(sub)
     _gradescope_autograder(sub)
     _secret(sub)
     return parser
@@ -221,6 +224,11 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
                         "it grade-all refuses and names what is missing")
     g.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
+    g.add_argument("--times", metavar="FILE|zip",
+                   help="when each submission was handed in, for the late penalties of course.toml's "
+                        "[[assignments]]: a CSV of student,time, or 'zip' for a zip's newest member; "
+                        "without it, ID.timestamp.txt beside an entry or ID/timestamp.txt inside it "
+                        "(nbgrader's convention), else no time (never late)")
     g.add_argument("--no-similarity", action="store_true",
                    help="skip the similarity evidence (class.html's Similarity section, "
                         "DIR/similarity.csv): pairs of students whose code or wrong answers look "
@@ -250,6 +258,57 @@ def _merge(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--format", action="append", choices=["gradescope"],
                    help="also write DIR/gradescope/ID.json for every student")
     m.set_defaults(run=classgrade.cmd_merge)
+
+
+def _extend(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser(
+        "extend", help="give a student a later due date for an assignment (no regrading)",
+        description="Set STUDENT's own due date for ASSIGNMENT (an [[assignments]] name of "
+                    "course.toml) in DIR/gradebook.sqlite, then recompute the late penalties and "
+                    "write the reports, class.html and grades.csv again; nothing is graded again. "
+                    "The late window counts from the new date. Setting it again replaces it; every "
+                    "decision is logged with who, when and why.")
+    _decision_about(e)
+    e.add_argument("assignment", metavar="ASSIGNMENT", help="the assignment's name in course.toml")
+    when = e.add_mutually_exclusive_group(required=True)
+    when.add_argument("--until", metavar="TIME",
+                      help="the new due date, ISO 8601 (2026-09-20T23:59; without an offset, on the "
+                           "assignment's time zone)")
+    when.add_argument("--days", type=float, metavar="N",
+                      help="N days after the assignment's due date (follows the due date if it moves)")
+    when.add_argument("--clear", action="store_true", help="remove the student's extension")
+    e.add_argument("--reason", metavar="TEXT", help="why (kept in the gradebook, shown in the report)")
+    _decided_by(e)
+    e.set_defaults(run=term_commands.cmd_extend)
+
+
+def _decision_about(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the grade-all folder (holding gradebook.sqlite)")
+    p.add_argument("student", metavar="STUDENT", help="the student id")
+
+
+def _decided_by(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--by", metavar="NAME", help="who decided (default: your user name)")
+    p.add_argument("--course", metavar="DIR", help="course folder (default: found upwards)")
+
+
+def _override(sub: argparse._SubParsersAction) -> None:
+    o = sub.add_parser(
+        "override", help="set a student's points for a drill or an assignment, with a reason",
+        description="Set STUDENT's points for a DRILL (replaces the graded points; the late "
+                    "penalty still applies) or an ASSIGNMENT (its final points: no penalty is "
+                    "taken from them) in DIR/gradebook.sqlite, with who, when and why. Overrides "
+                    "survive every regrade (--force, --only), show in the student's report and the "
+                    "class report, and grades.csv shows raw, penalty, override and final points. "
+                    "The reports and exports are written again; nothing is graded again.")
+    _decision_about(o)
+    o.add_argument("target", metavar="DRILL|ASSIGNMENT",
+                   help="a drill (tensors/one_hot, or its name) or an assignment's name")
+    o.add_argument("points", metavar="POINTS", nargs="?", help="the points to set (0 or more)")
+    o.add_argument("--reason", metavar="TEXT", help="why (required to set one; the student sees it)")
+    o.add_argument("--clear", action="store_true", help="remove the override")
+    _decided_by(o)
+    o.set_defaults(run=term_commands.cmd_override)
 
 
 def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:

@@ -19,15 +19,14 @@ folded into the submission's results by test id before they are recorded.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -42,14 +41,14 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader.classroom import gradeproc, similarity
+from grader.classroom import gradeproc, similarity, term
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
+from grader.classroom.publishing import publish, write_student
 from grader.classroom.runners import DaskRunner, Job, LocalRunner, Runner
-from grader.core import course_secret, results_json, syllabus
+from grader.core import assignments, course_secret, results_json
 from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, NotGradable, UsageError
-from grader.core.files import write_atomically
 from grader.core.isolation import Isolation
 from grader.core.layout import ClassLayout
 from grader.core.results_json import Results, fold, replace_exercises
@@ -58,10 +57,10 @@ from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
 from grader.grading.commands import check_templates
 from grader.grading.pipeline import grading_args
+from grader.intake import times
 from grader.intake.archives import pack
 from grader.intake.reader import Entry, discover
 from grader.intake.submission import from_entry
-from grader.reports import student_report
 from grader.sandbox import confine
 
 
@@ -92,6 +91,15 @@ class ClassGrading:
         self.wanted = set(only or exercise_tests(course))
         self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
+        self.when: Callable[[Entry], tuple[datetime, str] | None] = lambda entry: None
+        self.term_assignments: list[str] = []  # the assignments whose drills this run grades
+        self.times: dict[str, dict[str, tuple[str, str]]] = {}  # student -> assignment -> (when, from)
+
+    def use_times(self, when: Callable[[Entry], tuple[datetime, str] | None], course: Path) -> None:
+        """Read each entry's submission time with ``when``; it is recorded for every
+        assignment with a drill this run grades."""
+        self.when = when
+        self.term_assignments = [a.name for a in term.assignments_of(course) if set(a.drills) & self.wanted]
 
     def plan(self, book: Gradebook, entries: list[Entry], gpu: bool) -> list[Job]:
         current = book.current()
@@ -108,11 +116,16 @@ class ClassGrading:
             files = dict(submission.files)
             self.sources[entry.student] = files
             digest = submission.content_hash
+            found = self.when(entry) if self.term_assignments else None
+            if found is not None:
+                self.times[entry.student] = {a: (found[0].isoformat(), found[1]) for a in self.term_assignments}
             earlier = (current[entry.student]
                        if book.is_graded(entry.student, digest, self.suite) else None)
             if earlier is not None and not self.force \
                     and self.wanted <= {e["id"] for e in earlier["exercises"]}:
                 self.tally.skipped.append(entry.student)
+                if entry.student in self.times:  # graded before its time was known: keep a known one
+                    book.record_times(entry.student, self.times[entry.student], replace=False)
                 continue
             if not self.only or self.force:
                 earlier = None  # nothing of it is kept
@@ -182,7 +195,7 @@ class ClassGrading:
             results = replace_exercises(job.earlier, results)
         write_student(self.out, self.course, student, results)
         book.record(student, job.content_hash, results, wall_s=answer.wall_s,
-                    tests_s=answer.tests_s, worker=answer.worker)
+                    tests_s=answer.tests_s, worker=answer.worker, times=self.times.get(student))
         self.tally.graded.append(student)
 
     def _failed(self, book: Gradebook, student: str, reason: str) -> None:
@@ -190,51 +203,6 @@ class ClassGrading:
         self.tally.failed[student] = reason
         self.console.print(f"[red]{student}[/]: grading failed: {reason.splitlines()[0]}",
                            highlight=False)
-
-
-def write_student(out: Path, course: Path, student: str, results: Results) -> Path:
-    """``DIR/students/<ID>/results.json`` and ``index.html``, each written atomically."""
-    layout = ClassLayout(out).student(student)
-    results_json.write(results, layout.results)
-    return student_report.write_report(results, layout.root, course)
-
-
-def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
-            found: dict[str, Any] | None = None, reuse: bool = True) -> dict[str, Path]:
-    """The class report and the exports, from the gradebook's current results; with
-    ``found`` (``similarity.analyse``'s evidence), its section, similarity.json and
-    similarity.csv; without it, the similarity.json an earlier run left (``reuse``),
-    with its behaviour evidence made again from the current results."""
-    from grader.reports import class_report, exports, similarity_view
-
-    current = book.current()
-    problems = book.problems()
-    stored = ClassLayout(out).similarity
-    if found is None and reuse and stored.is_file():
-        try:
-            found = similarity.refresh(json.loads(stored.read_text(encoding="utf-8")), current)
-        except (OSError, ValueError):
-            found = None
-    written = {"class report": class_report.write_class_report(current, problems, out, course,
-                                                              similarity=found),
-               "grades": exports.write_grades_csv(current, ClassLayout(out).grades_csv,
-                                                  course=_course_or_none(course))}
-    if found is not None:
-        write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
-        written["similarity"] = similarity_view.write_csv(found, out / similarity_view.CSV_NAME)
-    if gradescope:
-        paths = exports.write_gradescope_class(current, out)
-        if paths:
-            written["gradescope"] = paths[0].parent
-    return written
-
-
-def _course_or_none(course: Path) -> syllabus.Course | None:
-    """The course (order of the drills, grades.csv's decimals); None if course.toml is unreadable."""
-    try:
-        return syllabus.load(course)
-    except syllabus.CourseError:
-        return None
 
 
 class _Rate(ProgressColumn):
@@ -289,6 +257,10 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                                   if drawn else "public (--public-examples): every student can replay them"),
                   highlight=False)
     grading = ClassGrading(course, out, template, args.only, args.force, console, secret=drawn)
+    zone = assignments.term_zone(course)
+    table = times.read_csv(Path(args.times), zone) if args.times and args.times != times.ZIP_TIMES else None
+    grading.use_times(lambda entry: times.entry_time(entry, zone, table, use_zip=args.times == times.ZIP_TIMES),
+                      course)
     entries = discover(folder.resolve(), exercise_tests(course))
     gradeproc.remove_stale()
     started = time.perf_counter()
@@ -312,7 +284,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                     console.print(f"[yellow]similarity[/]: not computed ({type(exc).__name__}: {exc})",
                                   highlight=False)
             written = publish(book, out, course, "gradescope" in (args.format or []), found,
-                              reuse=not args.no_similarity)
+                              reuse=not args.no_similarity, graded=grading.tally.graded)
             current = book.current()
     finally:
         runner.close()

@@ -33,13 +33,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from grader.classroom import term_tables
 from grader.core.errors import UsageError
 from grader.core.outcomes import PASSED
 from grader.core.results_json import MergeReport, Results, ResultsError, fold, validate
@@ -107,7 +108,7 @@ def _migration_1(db: sqlite3.Connection) -> None:
 
 # MIGRATIONS[i] takes a gradebook from version i to version i + 1. Append only:
 # a released migration is never edited, since gradebooks already carry its result.
-MIGRATIONS: tuple[Migration, ...] = (_migration_1,)
+MIGRATIONS: tuple[Migration, ...] = (_migration_1, term_tables.migration_2)
 
 
 def current_version() -> int:
@@ -232,15 +233,26 @@ class Gradebook:
                     self._db.execute("ROLLBACK")
                 raise GradebookError(f"{self.path}: cannot {doing}: {exc}") from exc
 
+    def transaction(self, doing: str) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction for the term's tables (``grader.classroom.term_tables``)."""
+        return self._transaction(doing)
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The connection, for the term's readers (``grader.classroom.term_tables``)."""
+        return self._db
+
     # ------------------------------------------------------------ writing
 
     def record(self, student: str, content_hash: str, results: Results, *,
-               wall_s: float, tests_s: float, worker: str) -> int:
+               wall_s: float, tests_s: float, worker: str,
+               times: Mapping[str, tuple[str, str]] | None = None) -> int:
         """Record a graded submission as the student's current one; returns its id.
 
         One transaction: the student (first time only), the submission with its
         whole results dict, one row per test, the student's other submissions made
-        not current, and the student's problem (if any) cleared. Recording the same
+        not current, the submission times (``times``: assignment -> (when, from
+        where)), and the student's problem (if any) cleared. Recording the same
         content again (``--force``) adds a new current row: history is kept, and the
         current view still has one submission per student.
         """
@@ -268,8 +280,16 @@ class Gradebook:
             assert cursor.lastrowid is not None  # the INSERT just run made the row
             submission = int(cursor.lastrowid)
             _insert_tests(db, submission, results)
+            if times:
+                term_tables.record_times(db, student, submission, times, now)
             db.execute("DELETE FROM problems WHERE entry = ?", (student,))
         return submission
+
+    def record_times(self, student: str, times: Mapping[str, tuple[str, str]], *, replace: bool = True) -> None:
+        """Record when the student handed in each assignment (``replace=False``: only
+        where no time is known), in one transaction."""
+        with self._transaction(f"record the submission times of {student!r}") as db:
+            term_tables.record_times(db, student, None, times, _now(), replace=replace)
 
     def record_problem(self, student: str, reason: str) -> None:
         """Record why an entry (a student's folder or zip) could not be graded: a bad

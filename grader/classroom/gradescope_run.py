@@ -19,10 +19,12 @@ import os
 import sys
 import time
 import traceback
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from grader.core import results_json
+from grader.core import assignments, results_json, term_grades
 from grader.core.errors import GraderFailed, NotGradable
 from grader.core.files import write_atomically
 from grader.core.gradescope import (
@@ -40,6 +42,8 @@ from grader.core.results_json import Results
 from grader.grading.pipeline import grade
 from grader.intake.submission import from_files, open_submission
 from grader.reports import exports
+
+METADATA = "submission_metadata.json"  # Gradescope's: when it was submitted, the due dates
 
 
 def grade_submission(root: Path, config: dict[str, Any]) -> Results:
@@ -62,6 +66,46 @@ def grade_submission(root: Path, config: dict[str, Any]) -> Results:
     if submission.notebook is not None:
         results["submission"] = str(submission.notebook["notebook"])
     return results
+
+
+def term_from_metadata(root: Path, results: Results) -> dict[str, Any] | None:
+    """The late penalty of this submission, from Gradescope's ``submission_metadata.json``.
+
+    Gradescope's dates are the ones the student sees, so they replace the course's
+    for every assignment of ``course.toml`` with a drill graded here: its
+    ``assignment.due_date`` and ``late_due_date`` (the late window is the time
+    between them), the student's own ``users[0].assignment`` dates (an extension)
+    and ``created_at`` (when it was submitted); the late policy is the course's.
+    None when there is no metadata or the course has no assignment graded here."""
+    path = root / METADATA
+    course = root / "source" / PAYLOAD / COURSE
+    if not path.is_file():
+        return None
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    graded = {ex["id"] for ex in results["exercises"]}
+    found = [a for a in assignments.load(course) if set(a.drills) & graded]
+    if not found or not meta.get("created_at"):
+        return None
+    dates = meta.get("assignment") or {}
+    users = meta.get("users") or [{}]
+    own = (users[0] or {}).get("assignment") or {}
+    due, late_due = _when(dates.get("due_date")), _when(dates.get("late_due_date"))
+    own_due, own_late = _when(own.get("due_date")), _when(own.get("late_due_date"))
+    patched, extensions = [], {}
+    for a in found:
+        start = due or a.due
+        window = (late_due - start) if late_due is not None else a.late_window
+        if own_due is not None and own_due != start:
+            extensions[a.name] = term_grades.Extension(until=own_due.isoformat(), reason="Gradescope extension",
+                                                       by="Gradescope")
+            window = (own_late - own_due) if own_late is not None else window
+        patched.append(replace(a, due=start, late_window=window))
+    times = {a.name: (str(datetime.fromisoformat(meta["created_at"]).isoformat()), METADATA) for a in found}
+    return term_grades.grade(results, tuple(patched), times=times, extensions=extensions, course=course)
+
+
+def _when(text: Any) -> datetime | None:
+    return datetime.fromisoformat(text) if isinstance(text, str) and text else None
 
 
 def notebook_note(results: Results) -> str:
@@ -94,10 +138,13 @@ def run(root: Path) -> dict[str, Any]:
         config = json.loads((root / "source" / PAYLOAD / CONFIG).read_text(encoding="utf-8"))
         drills = list(config.get("drills") or [])
         results = grade_submission(root, config)
+        term = term_from_metadata(root, results)
+        if term is not None:
+            results["term"] = term
         results_json.write(results, results_dir / "torchdrill-results.json")  # for the instructor
         answer = exports.gradescope(results)
         answer["output"] += notebook_note(results)
-        print(f"graded: {results['score']:g} / {results['max_score']:g}")
+        print(f"graded: {answer['score']:g} / {results['max_score']:g}")
     except NotGradable as exc:
         answer = not_gradable_result(str(exc), drills)
         print(f"not gradable: {exc}")

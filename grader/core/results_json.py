@@ -82,6 +82,9 @@ class Results(TypedDict):
     grader_version: str
     environment: dict[str, Any]
     exercises: list[ExerciseResult]
+    # a term's grade (``grader.core.term_grades``): lateness, overrides, final points and
+    # their history; set where the course has assignments or the student an override
+    term: NotRequired[dict[str, Any]]
 
 
 # ---------------------------------------------------------------- building

@@ -65,6 +65,10 @@ from grader.intake.archives import (
 
 ZIP_SUFFIX = ".zip"
 HANDOUT_FOLDER = "exercises"
+# nbgrader's convention for when a submission was handed in: ``alice/timestamp.txt``
+# inside a folder entry, or ``alice.timestamp.txt`` beside any entry (``grader.intake.times``)
+TIMESTAMP_FILE = "timestamp.txt"
+TIMESTAMP_SUFFIX = "." + TIMESTAMP_FILE
 
 
 Kind = Literal["folder", "zip", "notebook", "other"]
@@ -97,14 +101,15 @@ class Entry:
 # ------------------------------------------------------------------ discovering
 
 def discover(folder: Path, exercise_ids: Collection[str]) -> list[Entry]:
-    """Every entry of ``folder`` (but dotfiles), sorted by student id, each with the
-    reason it cannot be graded, if any. ``exercise_ids`` ("tensors/one_hot", ...)
-    tell a submission from anything else. Raises ``NotADirectoryError`` when
+    """Every entry of ``folder`` (but dotfiles and ``ID.timestamp.txt`` files), sorted
+    by student id, each with the reason it cannot be graded, if any. ``exercise_ids``
+    ("tensors/one_hot", ...) tell a submission from anything else. Raises ``NotADirectoryError`` when
     ``folder`` is not a folder: that is the caller's mistake, not a student's."""
     if not folder.is_dir():
         raise NotADirectoryError(f"submissions folder {folder} is not a folder")
     ids = sorted(set(exercise_ids))
-    entries = [_entry(child, ids) for child in folder.iterdir() if not child.name.startswith(".")]
+    entries = [_entry(child, ids) for child in folder.iterdir()
+               if not child.name.startswith(".") and not child.name.endswith(TIMESTAMP_SUFFIX)]
     _mark_duplicates(entries)
     return sorted(entries, key=lambda e: (e.student, e.source.name))
 

@@ -147,6 +147,9 @@ def class_summary(results_by_student: Mapping[str, Results],
         "suites": [{"hash": h, "students": n} for h, n in sorted(suites.items())],
         "graded_from": stamps[0] if stamps else None,
         "graded_to": stamps[-1] if stamps else None,
+        # a term's grades (``grader.core.term_grades``): lateness, overrides, final points
+        "term": [{"student": sid, **results_by_student[sid]["term"]} for sid in ids
+                 if results_by_student[sid].get("term")],
     }
 
 

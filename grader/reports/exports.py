@@ -33,7 +33,7 @@ from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, 
 from grader.core.results_json import Results
 from grader.core.students import student_id_problem
 from grader.core.syllabus import GRADE_DECIMALS, Course
-from grader.reports import counterexamples, present
+from grader.reports import counterexamples, present, term_view
 
 MAX_OUTPUT = 8000  # characters of explanation per Gradescope test / JUnit element
 
@@ -50,8 +50,9 @@ def gradescope(results: Results) -> dict[str, Any]:
     for ex in results["exercises"]:
         for t in ex["tests"]:
             tests.append(_gradescope_test(ex, t))
+    term = term_view.term_of(results)
     return {
-        "score": results["score"],
+        "score": results["score"] if term is None else term["final"],  # a term's final points are the grade
         "max_score": results["max_score"],
         "output": _gradescope_summary(results),
         "output_format": "text",  # plain text: submission strings are never rendered as HTML
@@ -91,6 +92,9 @@ def _test_output(t: Mapping[str, Any]) -> str:
 def _gradescope_summary(results: Results) -> str:
     lines = [f"torchdrill {results.get('grader_version', '')}: "
              f"{present.score_text(results['score'], results['max_score'])} points"]
+    term = term_view.term_of(results)
+    if term is not None:
+        lines += [*term_view.summary_lines(term), ""]
     for ex in results["exercises"]:
         score = ("pending (not run here)" if ex["status"] == NOT_RUN
                  else present.score_text(ex["score"], ex["max_score"]))
@@ -199,15 +203,21 @@ def grades_rows(results_by_student: Mapping[str, Results], *, points_possible: b
     def points(x: float) -> str:
         return present.number(x, digits)
 
-    rows = [[*CANVAS_STUDENT_COLUMNS, *ids, TOTAL_COLUMN]]
+    terms = [t for t in map(term_view.term_of, results_by_student.values()) if t is not None]
+    term_columns = term_view.csv_header(terms) if terms else []
+    rows = [[*CANVAS_STUDENT_COLUMNS, *ids, *term_columns, TOTAL_COLUMN]]
     if points_possible:
         rows.append([POINTS_POSSIBLE, "", "", "", "", *(points(exercises[e]) for e in ids),
-                     points(sum(exercises.values()))])
+                     *("" for _ in term_columns), points(sum(exercises.values()))])
     for sid in sorted(results_by_student):
         results = results_by_student[sid]
         by_id = {ex["id"]: ex for ex in results["exercises"]}
         scores = ["" if _pending(by_id.get(e)) else points(by_id[e]["score"]) for e in ids]
-        rows.append([sid, sid, sid, sid, "", *scores, points(results["score"])])
+        term = term_view.term_of(results)
+        cells = term_view.csv_cells(term, term_columns)
+        total = results["score"] if term is None else term["final"]
+        rows.append([sid, sid, sid, sid, "", *scores, *(points(cells[c]) if c in cells else "" for c in term_columns),
+                     points(total)])
     return rows
 
 
@@ -234,6 +244,13 @@ def write_grades_csv(results_by_student: Mapping[str, Results], path: Path, *,
     ``course.toml`` says otherwise), no trailing zeros or float noise (``6.67``, ``10``).
     An exercise pending on this machine (not run here) or absent from a student's
     results is left empty: no grade, not a zero. A stub (not attempted) is ``0``.
+
+    In a term (results with ``term``), the exercise columns stay the graded points;
+    each assignment gains ``<name> raw``, ``<name> penalty``, ``<name> override``
+    and ``<name> final`` columns, then ``Raw Points``, ``Late Penalty`` and
+    ``Override Points``, and ``Final Points`` is the final total
+    (``raw - penalty + override``). Canvas makes an assignment of every such
+    column it imports: leave out the ones you do not want in its import dialog.
 
     ``points_possible`` adds Canvas's optional second row ``Points Possible`` (each
     exercise's points), which sets the maximum of assignments the import creates.

@@ -93,7 +93,8 @@ def test_new_gradebook_is_versioned_wal_full_sync_with_foreign_keys(tmp_path):
         assert pragma("foreign_keys") == 1
     db = raw(path)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert tables == {"students", "submissions", "test_results", "problems"}
+    assert tables == {"students", "submissions", "test_results", "problems",  # version 1
+                      "submission_times", "extensions", "overrides", "decisions", "grade_changes"}  # 2: the term
     insert = ("INSERT INTO submissions (student, content_hash, graded_at, recorded_at, score, "
               "max_score, pending_points, wall_s, tests_s, worker, results_json, current) "
               "VALUES (?, 'h', 't', 't', 0, 0, 0, 0, 0, 'w', '{}', 1)")
