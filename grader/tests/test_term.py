@@ -271,3 +271,54 @@ def test_timestamp_files_beside_entries_are_not_entries(tmp_path: Path):
     with pytest.raises(times.TimesError, match="ana.timestamp.txt: 'soon' is not a date"):
         (tmp_path / "ana.timestamp.txt").write_text("soon")
         times.entry_time(Entry("ana", tmp_path / "ana", "folder"), NY)
+
+
+def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_override(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """grade-all's own path, its grading processes left out: plan reads the times,
+    taking an answer records them with the results, publish settles the term."""
+    import tomllib
+
+    from rich.console import Console
+
+    from grader.classroom import classgrade, term
+    from grader.classroom.jobs import GradingAnswer, GradingJob, Part
+    from grader.classroom.runners import Job
+    from grader.core import assignments
+    from grader.core.isolation import Isolation
+    from grader.tests.classroom import make_submission
+
+    drill = "tensors/one_hot"
+    week1 = assignments.parse(tmp_path / "course.toml", tomllib.loads(
+        ASSIGNMENTS.replace('["t/a", "t/b"]', f'["{drill}"]').replace('["t/c"]', '["t/none"]')))[:1]
+    monkeypatch.setattr(term, "assignments_of", lambda course: week1)
+    folder = tmp_path / "submissions"
+    for student in ("ana", "ben"):
+        make_submission(folder / student, "stubs", 0)
+    (folder / "ana.timestamp.txt").write_text("2026-09-14T20:00:00-04:00")
+    (folder / "ben" / "timestamp.txt").write_text("2026-09-16T10:00:00-04:00")  # 2 days started: 20%
+    out = tmp_path / "class"
+
+    def grade_all(force: bool) -> None:
+        template = GradingJob(student="", course=str(REPO), files=b"", isolation=Isolation.NONE, options=[])
+        grading = classgrade.ClassGrading(REPO, out, template, [drill], force, Console(quiet=True))
+        grading.use_times(lambda entry: times.entry_time(entry, NY), REPO)
+        with Gradebook.open(ClassLayout(out).gradebook) as book:
+            jobs = grading.plan(book, discover(folder, [drill]), gpu=False)
+            for job in jobs:
+                results = results_json.build(job.student, {drill: ExerciseInfo(drill, 10)}, [
+                    results_json.TestRecord(drill, "p", PASSED)], suite=grading.suite)
+                grading._take(book, job, {Part.ALL: GradingAnswer(results=results, worker="w")})
+            publish(book, out, REPO, gradescope=False, graded=grading.tally.graded)
+        assert isinstance(jobs[0], Job) and len(jobs) == 2
+
+    grade_all(force=False)
+    assert {s: student_term(out, s)["final"] for s in ("ana", "ben")} == {"ana": 10, "ben": 8}
+    assert student_term(out, "ben")["assignments"][0]["time_source"] == "timestamp.txt"
+    run_cli("override", str(out), "ben", drill, "9", "--reason", "regrade request", "--course", str(REPO))
+    assert student_term(out, "ben")["final"] == pytest.approx(9 * 0.8)
+    grade_all(force=True)
+    assert student_term(out, "ben")["final"] == pytest.approx(9 * 0.8)
+    assert float(grades(out)["ben"]["Final Points"]) == pytest.approx(7.2)
+    with Gradebook.open(ClassLayout(out).gradebook) as book:
+        assert len(book.history("ben")) == 2  # graded twice, the override kept through --force
