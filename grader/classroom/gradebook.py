@@ -21,11 +21,12 @@ file that is not a torchdrill gradebook, is refused untouched.
 Every submission row keeps the whole results dict (``results_json``): reports are
 re-rendered from it, so the per-test rows are a queryable copy, never the source.
 
-Why one module of about 470 lines: it is one job, the file's format, and the
+Why one module of about 500 lines: it is one job, the file's format, and the
 parts do not stand alone. The schema, its migrations, the identity and version
 checks on open and the ``Gradebook`` queries all describe the same tables; split
 apart, a change to a column would touch several modules that only make sense
-together, and nothing else in the engine reads SQL.
+together, and nothing else in the engine reads SQL but the term's own tables
+(``grader.classroom.term_tables``), which stand apart from these.
 """
 
 from __future__ import annotations

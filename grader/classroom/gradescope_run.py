@@ -79,16 +79,21 @@ def term_from_metadata(root: Path, results: Results) -> dict[str, Any] | None:
     None when there is no metadata or the course has no assignment graded here."""
     path = root / METADATA
     course = root / "source" / PAYLOAD / COURSE
-    if not path.is_file():
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError) as exc:  # Gradescope's file, not the student's: grade without a penalty
+        print(f"{path}: not read ({exc}): no late penalty", file=sys.stderr)
+        meta = None
+    if not isinstance(meta, dict):
         return None
-    meta = json.loads(path.read_text(encoding="utf-8"))
     graded = {ex["id"] for ex in results["exercises"]}
     found = [a for a in assignments.load(course) if set(a.drills) & graded]
-    if not found or not meta.get("created_at"):
+    created = _when(meta.get("created_at"))
+    if not found or created is None:
         return None
-    dates = meta.get("assignment") or {}
-    users = meta.get("users") or [{}]
-    own = (users[0] or {}).get("assignment") or {}
+    dates: dict[str, Any] = _table(meta.get("assignment"))
+    users = meta.get("users")
+    own: dict[str, Any] = _table(_table(users[0]).get("assignment")) if isinstance(users, list) and users else {}
     due, late_due = _when(dates.get("due_date")), _when(dates.get("late_due_date"))
     own_due, own_late = _when(own.get("due_date")), _when(own.get("late_due_date"))
     patched, extensions = [], {}
@@ -100,12 +105,21 @@ def term_from_metadata(root: Path, results: Results) -> dict[str, Any] | None:
                                                        by="Gradescope")
             window = (own_late - own_due) if own_late is not None else window
         patched.append(replace(a, due=start, late_window=window))
-    times = {a.name: (str(datetime.fromisoformat(meta["created_at"]).isoformat()), METADATA) for a in found}
+    times = {a.name: (created.isoformat(), METADATA) for a in found}
     return term_grades.grade(results, tuple(patched), times=times, extensions=extensions, course=course)
 
 
+def _table(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _when(text: Any) -> datetime | None:
-    return datetime.fromisoformat(text) if isinstance(text, str) and text else None
+    """An aware datetime from Gradescope's ISO text; None for a missing or odd one."""
+    try:
+        when = datetime.fromisoformat(text) if isinstance(text, str) and text else None
+    except ValueError:
+        return None
+    return when if when is not None and when.tzinfo is not None else None
 
 
 def notebook_note(results: Results) -> str:

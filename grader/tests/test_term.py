@@ -242,6 +242,8 @@ def test_the_gradescope_run_reads_submission_metadata(tmp_path: Path):
     make_course(course)
     results = make_results("submission", SCORES["ben"])
     assert term_from_metadata(tmp_path, results) is None  # no metadata: no term
+    (tmp_path / METADATA).write_text('{"created_at": "yesterday", "users": null}')
+    assert term_from_metadata(tmp_path, results) is None  # odd metadata: graded, no penalty
     # Gradescope's own dates replace the course's: due the 14th 23:59 New York, late until the 16th;
     # this student has until the 15th 23:59 (late until the 17th) and submitted 1 h 1 min after it
     (tmp_path / METADATA).write_text(json.dumps({
