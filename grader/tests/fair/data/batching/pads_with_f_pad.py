@@ -30,7 +30,7 @@ def num_batches(dataset_len, batch_size, drop_last=False):
 def pad_collate(samples, padding_value=0):
     if not samples or any(s.keys() != samples[0].keys() for s in samples):
         raise ValueError("the samples must share their keys")
-    out = {}
+    out: dict = {}  # lists of strings and tensors alike
     for key in samples[0]:
         values = [s[key] for s in samples]
         first = values[0]
