@@ -150,6 +150,8 @@ def test_a_course_whose_learner_did_two_drills_hands_out_pristine_stubs(tmp_path
 
 
 def test_a_copied_handout_grades_itself_and_scores_the_stubs_zero(handout, tmp_path):
+    """The stubs self-check too: the pristine stubs a release hands out score 0, every
+    property of every drill "not attempted", graded by the handout's own grader."""
     copy = tmp_path / "elsewhere"
     shutil.copytree(handout, copy)
     where = subprocess.run([sys.executable, "-c", "import grader.grading.plugin; print(grader.grading.plugin.__file__)"],

@@ -1,7 +1,9 @@
-"""The course grades itself: the reference scores 100% in-process and the stubs 0%
-("not attempted"). The same reference, sandboxed: ``test_sandboxed_reference.py``;
-a serial and a parallel grading agreeing: ``test_determinism.py`` (three files, so
-the two test workers can take them side by side).
+"""The course grades itself: the reference scores 100% in-process. The same reference,
+sandboxed: ``test_sandboxed_reference.py``; a serial and a parallel grading agreeing:
+``test_determinism.py`` (three files, so the two test workers can take them side by
+side). The stubs score 0%, every property "not attempted", in the grading a released
+handout makes of itself with its own grader
+(``test_release.py::test_a_copied_handout_grades_itself_and_scores_the_stubs_zero``).
 
 Each grading here is made once per test session (``grader.tests.shared``): other
 modules read the same reference grading.
@@ -12,7 +14,6 @@ from __future__ import annotations
 import pytest
 
 from grader.core.results_json import Results
-from grader.core.stubs import write_stubs
 from grader.tests.grading import REPO, run_grade
 from grader.tests.shared import shared
 
@@ -47,16 +48,3 @@ def test_only_hardware_tests_are_not_run(tmp_path_factory):
         for t in e["tests"]:
             if t["outcome"] == "not_run":
                 assert "cuda" in t["markers"], f"{e['id']}::{t['name']} was not run: {t['message']}"
-
-
-def test_stubs_score_zero_not_attempted(tmp_path):
-    """The course's stubs as handed out (pristine even where a learner has filled in
-    exercises/: ``grader.core.stubs``)."""
-    write_stubs(REPO, tmp_path / "stubs")
-    results = run_grade(tmp_path / "stubs", tmp_path / "out", "--isolation", "none")
-    assert results["score"] == 0
-    for e in results["exercises"]:
-        assert e["status"] == "not_attempted", f"{e['id']} is {e['status']}"
-        for t in e["tests"]:
-            assert t["outcome"] in ("not_attempted", "not_run"), (
-                f"{e['id']}::{t['name']} is {t['outcome']} on the stub: {t['message'][:300]}")
