@@ -90,8 +90,8 @@ class GradingSession:
         # Drill tensors are tiny: extra intra-op threads only fight over the cores, and
         # on a busy machine waking them can cost a small op far more than its own work.
         torch.set_num_threads(1)
-        if config.getoption("results") and not config.pluginmanager.hasplugin("terminal"):
-            # `torchdrill grade`: no one reads pytest's failure text (results.json keeps its own
+        if not config.pluginmanager.hasplugin("terminal"):
+            # The pipeline (``-p no:terminal``): no one reads pytest's failure text (results keep their own
             # message and counterexample), and its long form parses the source of every frame,
             # a large part of a stub's grading. One line per failure costs nothing.
             config.option.tbstyle = "line"
