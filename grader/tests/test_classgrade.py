@@ -168,7 +168,9 @@ def test_grade_scores_every_form_of_a_submission_as_grade_all_does(graded_class,
     assert any(outcome != "passed" for _, _, outcome, _ in expected)  # a mutant: something to agree on
     for form, path in _forms(graded_class["root"] / "submissions" / student, tmp_path / "forms").items():
         out = tmp_path / form.replace(" ", "-")
-        proc = grade_process(path, out, "--isolation", "sandbox", *QUICK, "--secret-file", str(secret_file),
+        # in-process: every isolation mode gives the same verdict (test_same_verdict.py), and the
+        # point here is what each form is read as
+        proc = grade_process(path, out, "--isolation", "none", *QUICK, "--secret-file", str(secret_file),
                              timeout=300)
         assert proc.returncode == 0, f"{form}: {proc.stderr}"
         alone = json.loads((out / "results.json").read_text())

@@ -38,6 +38,6 @@ def test_serial_and_parallel_grading_agree(tmp_path):
     # Without shrinking every property passes or loses exactly as before; only what a
     # failure shows may differ (its counterexample, and even its kind: the shrinker can
     # walk from a wrong answer to a smaller input that raises, failed -> error).
-    unshrunk = run_grade(submission, tmp_path / "no_shrink", "-n", "2", "--no-shrink", *only)
+    unshrunk = run_grade(submission, tmp_path / "no_shrink", "-n", "0", "--no-shrink", *only)
     assert unshrunk["environment"]["shrink"] is False and serial["environment"]["shrink"] is True
     assert verdicts(unshrunk) == verdicts(serial)
