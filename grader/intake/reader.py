@@ -289,13 +289,20 @@ def _notebooks(listing: Listing) -> list[str]:
     return sorted(found)
 
 
+def drills_named(exercise_ids: Iterable[str]) -> dict[str, list[str]]:
+    """A drill's own file name (``one_hot.py``) -> the drills it names: more than one
+    where two topics share a drill's name."""
+    by_name: dict[str, list[str]] = {}
+    for drill in exercise_ids:
+        by_name.setdefault(f"{PurePosixPath(drill).name}.py", []).append(drill)
+    return by_name
+
+
 def _loose(listing: Listing, exercise_ids: list[str]) -> tuple[str, dict[str, str]] | None:
     """Loose drill files (``one_hot.py`` for ``tensors/one_hot``) at the top, or under
     the one top folder: (that root, their paths under it -> where each belongs). A
     name two drills share is left out: which one it is would be a guess."""
-    by_name: dict[str, list[str]] = {}
-    for drill in exercise_ids:
-        by_name.setdefault(f"{PurePosixPath(drill).name}.py", []).append(drill)
+    by_name = drills_named(exercise_ids)
     found: dict[str, dict[str, str]] = {}
     for member in listing.members:
         folder, _, name = member.path.rpartition("/")
@@ -329,7 +336,7 @@ def _too_deep(paths: set[str], exercise_ids: list[str]) -> tuple[str, str] | Non
 def _no_exercise_hints(listing: Listing, exercise_ids: list[str]) -> str:
     """What was there instead: a drill file out of its topic folder, a nested zip, links."""
     notes = []
-    by_name = {PurePosixPath(i).name + ".py": i for i in exercise_ids}
+    by_name = {name: drills[-1] for name, drills in drills_named(exercise_ids).items()}
     for member in sorted(listing.members, key=lambda m: (m.path.count("/"), m.path)):
         name = PurePosixPath(member.path).name
         if name in by_name:

@@ -130,7 +130,7 @@ def _find(given: Path, course: Path) -> Path:
 
 def _drill_file(path: Path, course: Path, student: str | None) -> Submission:
     """One drill's file handed in alone (``one_hot.py``): graded as that drill."""
-    drills = [d for d in exercise_tests(course) if PurePosixPath(d).name == path.stem]
+    drills = reader.drills_named(exercise_tests(course)).get(path.name, [])
     if len(drills) != 1:
         example = next(iter(exercise_tests(course)), "topic/drill")
         raise NotGradable(f"{path.name} is not named after a drill (e.g. {PurePosixPath(example).name}.py "
