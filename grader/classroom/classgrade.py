@@ -41,7 +41,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader.classroom import gradeproc, similarity, term
+from grader.classroom import gradebook, gradeproc, similarity, term
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
 from grader.classroom.publishing import publish, write_student
@@ -55,12 +55,12 @@ from grader.core.results_json import Results, fold, replace_exercises
 from grader.core.stubs import stub_source
 from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
-from grader.grading.commands import check_templates
 from grader.grading.pipeline import grading_args
 from grader.intake import times
 from grader.intake.archives import pack
 from grader.intake.reader import Entry, discover
 from grader.intake.submission import from_entry
+from grader.reports import student_report
 from grader.sandbox import confine
 
 
@@ -242,7 +242,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         refused = confine.refuse_degraded(args.isolation, off)
         if refused:
             raise UsageError(refused)
-    check_templates(course)  # a missing template is reported now, not after grading
+    student_report.templates_dir(course)  # a missing template is reported now, not after grading
     drawn = course_secret.official(args.secret_file, args.public_examples)
     grading_args(course, args.only)  # an unknown --only drill stops here
     # The secret travels in the jobs (a cluster's machines have no file of it), not as a path.
@@ -311,11 +311,7 @@ def pristine_stubs(course: Path) -> dict[str, str]:
 
 @contextmanager
 def _open_gradebook(out: Path) -> Iterator[Gradebook]:
-    try:
-        book = Gradebook.open(ClassLayout(out).gradebook)
-    except GradebookError as exc:
-        raise UsageError(str(exc)) from None
-    with book:
+    with Gradebook.open(ClassLayout(out).gradebook) as book:
         yield book
 
 
@@ -341,8 +337,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     """Fold results from another runner (a CUDA runner's) into the gradebook."""
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     out = Path(args.out).resolve()
-    if not ClassLayout(out).gradebook.is_file():
-        raise UsageError(f"no gradebook at {ClassLayout(out).gradebook}: run grade-all first")
+    gradebook.existing(ClassLayout(out).gradebook)
     if args.student and len(args.results) != 1:
         raise UsageError("--student names the student of one RESULTS_JSON; give one file")
     with _open_gradebook(out) as book:

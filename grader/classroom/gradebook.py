@@ -53,6 +53,14 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000  # a reader's checkpoint can briefly hold the writer back
 
 
+def existing(path: Path) -> Path:
+    """``path``, for a command that works on a class already graded (``merge``,
+    ``extend``, ``override``): no gradebook there is the user's mistake, not a new class."""
+    if not path.is_file():
+        raise GradebookError(f"no gradebook at {path}: run grade-all first")
+    return path
+
+
 class GradebookError(UsageError):
     """The gradebook cannot be opened, or refuses a write; the message names the file."""
 

@@ -15,8 +15,8 @@ import math
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from grader.classroom import term_tables
-from grader.classroom.gradebook import Gradebook, GradebookError
+from grader.classroom import gradebook, term_tables
+from grader.classroom.gradebook import Gradebook
 from grader.classroom.publishing import publish
 from grader.classroom.term import assignments_of, now
 from grader.core import assignments as course_assignments
@@ -100,16 +100,12 @@ def _republish(book: Gradebook, out: Path, course: Path) -> int:
 def _places(args: argparse.Namespace) -> tuple[Path, Path]:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     out = Path(args.dir).resolve()
-    if not ClassLayout(out).gradebook.is_file():
-        raise UsageError(f"no gradebook at {ClassLayout(out).gradebook}: run grade-all first")
+    gradebook.existing(ClassLayout(out).gradebook)
     return course, out
 
 
 def _open(out: Path) -> Gradebook:
-    try:
-        return Gradebook.open(ClassLayout(out).gradebook)
-    except GradebookError as exc:
-        raise UsageError(str(exc)) from None
+    return Gradebook.open(ClassLayout(out).gradebook)
 
 
 def _assignment(course: Path, name: str) -> Assignment:

@@ -27,7 +27,7 @@ from grader.sandbox import zygote
 def cmd_grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     layout = Layout(Path(args.out)) if args.out else Layout.default(course)
-    check_templates(course)  # a missing template is reported now, not after grading
+    student_report.templates_dir(course)  # a missing template is reported now, not after grading
     if not args.public_examples:
         course_secret.given(args.secret_file)  # a bad secret stops here, before the grading
     submission = open_submission(args.submission, course)
@@ -76,17 +76,9 @@ def _report_course(args: argparse.Namespace, results_path: Path) -> Path:
             raise not_here from None
 
 
-def check_templates(course: Path) -> Path:
-    """The course's report templates, or a ``UsageError`` saying what is missing."""
-    try:
-        return student_report.templates_dir(course)
-    except student_report.ReportError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def _publish(results: Results, out: Path, course: Path, args: argparse.Namespace) -> None:
     """Write index.html, and the exports asked for; print where each went."""
-    check_templates(course)
+    student_report.templates_dir(course)
     print(f"report: {student_report.write_report(results, out, course)}")
     if "gradescope" in (args.format or []):
         print(f"gradescope: {exports.write_gradescope(results, out)}")

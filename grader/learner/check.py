@@ -40,7 +40,6 @@ from grader.learner.place import (
     merge,
     next_unfinished,
     place,
-    resolve,
     short_name,
     statuses,
 )
@@ -243,7 +242,7 @@ def for_file(where: Place, given: str, drill_id: str) -> Place | None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     where = place(args)
-    drill_id = resolve(where.course, args.name)
+    drill_id = where.course.resolve(args.name)
     elsewhere = for_file(where, args.name, drill_id)
     console = table.make_console()
     if elsewhere is not None:

@@ -12,13 +12,13 @@ from rich.text import Text
 
 from grader.core import hints, syllabus
 from grader.core.errors import EXIT_OK, UsageError
-from grader.learner.place import current_drill, place, resolve
+from grader.learner.place import current_drill, place
 from grader.reports import table
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
     where = place(args)
-    drill = where.course.drill(resolve(where.course, args.name) if args.name else current_drill(where))
+    drill = where.course.drill(where.course.resolve(args.name) if args.name else current_drill(where))
     if not drill.hints:
         raise UsageError(f"drill {drill.id} has no hints in {where.root / syllabus.COURSE_FILE}")
     before = len(hints.shown(where.submission, drill))

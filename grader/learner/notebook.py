@@ -30,11 +30,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from grader.core import syllabus
 from grader.core.outcomes import PASSED
 from grader.core.syllabus import Course
 from grader.intake import notebooks
 from grader.learner.check import print_check, run_check
-from grader.learner.place import Place, load_course, resolve
+from grader.learner.place import Place
 
 COURSE_ENV = "TORCHDRILL_COURSE"
 HANDOUT_FOLDER = "torchdrill-handout"  # where a notebook's set-up cell puts a downloaded handout
@@ -125,8 +126,8 @@ def check(name: str, course: str | Path | None = None) -> bool:
     """Grade one drill as the notebook defines it now; print every failing property
     with its smallest input, expected vs got and the traceback. True when it is done."""
     root = Path(course).resolve() if course else find_course()
-    loaded: Course = load_course(root)
-    drill_id = resolve(loaded, name)
+    loaded: Course = syllabus.load(root)
+    drill_id = loaded.resolve(name)
     # Plain text with ANSI colours on stdout: Jupyter and Colab show it as the cell's output
     # (rich's own Jupyter mode would make one HTML block per line).
     console = Console(file=sys.stdout, force_jupyter=False, force_terminal=True, color_system="standard",

@@ -40,7 +40,7 @@ class Place:
 
 def place(args: argparse.Namespace) -> Place:
     root = Path(args.course).resolve() if args.course else find_course(Path.cwd())
-    course = load_course(root)
+    course = syllabus.load(root)
     submission = learner_folder(getattr(args, "submission", None) or "exercises", root)
     results, out = getattr(args, "results", None), getattr(args, "out", None)
     if results:
@@ -48,20 +48,6 @@ def place(args: argparse.Namespace) -> Place:
     else:
         results_path = (Layout(Path(out).resolve()) if out else Layout.default(root)).results
     return Place(root, course, submission, results_path)
-
-
-def load_course(root: Path) -> Course:
-    try:
-        return syllabus.load(root)
-    except CourseError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def resolve(course: Course, name: str) -> str:
-    try:
-        return course.resolve(name)
-    except CourseError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def last_results(path: Path) -> Results | None:

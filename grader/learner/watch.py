@@ -15,7 +15,7 @@ from grader.core.errors import EXIT_OK, UsageError
 from grader.core.outcomes import PASSED
 from grader.core.syllabus import Course, CourseError
 from grader.learner.check import check
-from grader.learner.place import current_drill, last_results, next_unfinished, place, resolve, statuses
+from grader.learner.place import current_drill, last_results, next_unfinished, place, statuses
 from grader.reports import table
 
 WATCH_TIMEOUT_S = 60.0
@@ -84,7 +84,7 @@ def file_saves(folder: Path) -> Iterator[list[Path]]:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     where = place(args)
-    start = resolve(where.course, args.name) if args.name else current_drill(where)
+    start = where.course.resolve(args.name) if args.name else current_drill(where)
     console = table.make_console()
 
     def check_drill(drill_id: str) -> str:
