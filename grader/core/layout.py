@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPORTS_DIR = "reports"  # a course's default output folder
+REPORT = "index.html"  # a submission's report, in its folder
+STUDENTS = "students"  # a class's folder of one folder per student
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Layout:
 
     @property
     def report(self) -> Path:
-        return self.root / "index.html"
+        return self.root / REPORT
 
     @property
     def gradescope(self) -> Path:
@@ -48,7 +50,7 @@ class ClassLayout:
 
     @property
     def students(self) -> Path:
-        return self.root / "students"
+        return self.root / STUDENTS
 
     def student(self, student: str) -> Layout:
         return Layout(self.students / student)

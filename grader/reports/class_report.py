@@ -37,14 +37,13 @@ from markupsafe import Markup
 
 from grader.core import syllabus
 from grader.core.files import write_atomically
+from grader.core.layout import REPORT, STUDENTS, ClassLayout
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results_json import Results
 from grader.reports import counterexamples, present, similarity_view, student_report
 from grader.reports.class_charts import charts
 
 CLASS_TEMPLATE = "class.html.j2"
-CLASS_REPORT_NAME = "class.html"
-STUDENTS_DIR = "students"  # DIR/students/<ID>/index.html: each student's own report
 TOP_INPUTS = 3  # most common failing inputs shown per property
 SMALL_TENSOR = 8  # tensors with at most this many elements show their values in an input
 
@@ -99,7 +98,7 @@ def content_security_policy() -> str:
 
 def student_href(student_id: str) -> str:
     """``students/<ID>/index.html``, the id URL-quoted (a ``#`` or ``?`` is a name here)."""
-    return f"{STUDENTS_DIR}/{quote(student_id, safe='')}/{student_report.REPORT_NAME}"
+    return f"{STUDENTS}/{quote(student_id, safe='')}/{REPORT}"  # each student's own report
 
 
 # ------------------------------------------------------------------ figures
@@ -393,6 +392,6 @@ def write_class_report(results_by_student: Mapping[str, Results], problems: dict
                        out: Path, course: Path, *, title: str | None = None,
                        similarity: dict[str, Any] | None = None) -> Path:
     """Render and write ``out/class.html`` atomically; returns its path."""
-    return write_atomically(out / CLASS_REPORT_NAME,
+    return write_atomically(ClassLayout(out).class_report,
                             render_html(results_by_student, problems, course, title=title,
                                         similarity=similarity))

@@ -21,12 +21,12 @@ from markupsafe import Markup, escape
 
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
+from grader.core.layout import Layout
 from grader.core.results_json import Results
 from grader.reports import counterexamples, present
 
 TEMPLATES_DIR = "report_templates"
 STUDENT_TEMPLATE = "student.html.j2"
-REPORT_NAME = "index.html"
 
 
 class ReportError(UsageError):
@@ -97,7 +97,7 @@ def render_html(results: Results, course: Path) -> str:
 
 def write_report(results: Results, out: Path, course: Path) -> Path:
     """Render and write ``out/index.html`` atomically; returns its path."""
-    return write_atomically(out / REPORT_NAME, render_html(results, course))
+    return write_atomically(Layout(out).report, render_html(results, course))
 
 
 # ------------------------------------------------------------------ filters
