@@ -31,7 +31,6 @@ import hashlib
 import io
 import json
 import os
-import stat
 import tempfile
 import tomllib
 import zipfile
@@ -42,6 +41,7 @@ import grader
 from grader.core import course_secret
 from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_OK, UsageError
+from grader.core.files import zip_member
 from grader.core.gradescope import CONFIG, COURSE, PAYLOAD, SECRET, grader_failed_result
 from grader.core.stubs import write_stubs
 from grader.core.syllabus import exercise_tests, find_course
@@ -51,7 +51,6 @@ from grader.grading.pipeline import grading_args
 DEFAULT_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 COURSE_DIRS = ("tests", "reference", "report_templates")
 COURSE_FILES = ("course.toml", "pyproject.toml")
-ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 # ------------------------------------------------------------------ the scripts
@@ -137,11 +136,7 @@ def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DE
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for member in sorted(members):
             data, mode = members[member]
-            info = zipfile.ZipInfo(member, date_time=ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3
-            info.external_attr = (stat.S_IFREG | mode) << 16
-            zf.writestr(info, data)
+            zf.writestr(zip_member(member, mode), data)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     partial.write_bytes(buffer.getvalue())
@@ -209,10 +204,7 @@ def build_wheel(course: Path) -> tuple[str, bytes]:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for name in [n for n in sorted(files) if not n.startswith(dist)] + \
                     [n for n in sorted(files) if n.startswith(dist)]:  # dist-info last, as pip writes it
-            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = (stat.S_IFREG | 0o644) << 16
-            zf.writestr(info, files[name])
+            zf.writestr(zip_member(name), files[name])
     return f"torchdrill-{version}-py3-none-any.whl", buffer.getvalue()
 
 

@@ -1,5 +1,6 @@
-"""Files the grader writes, and trees it removes: a crash never leaves half a file, and
-a tree left by untrusted code never stops a clean-up."""
+"""Files the grader writes, and trees it removes: a crash never leaves half a file, a
+tree left by untrusted code never stops a clean-up, and an archive's bytes depend on
+its files alone."""
 
 from __future__ import annotations
 
@@ -7,9 +8,21 @@ import itertools
 import os
 import stat
 import tempfile
+import zipfile
 from pathlib import Path
 
 MAX_OPEN_DEPTH = 64  # folders held open at once while removing a tree (deeper ones move up)
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the zip format's earliest date: archives that do not depend on clocks
+
+
+def zip_member(name: str, mode: int = 0o644, compress_type: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipInfo:
+    """A zip member whose header depends only on its name, mode and compression (no
+    clock, no host), so the same files always make the same archive."""
+    info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
+    info.compress_type = compress_type
+    info.create_system = 3  # unix: the mode below is read as one
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    return info
 
 
 def write_atomically(path: Path, text: str, newline: str | None = None) -> Path:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from grader.core.files import remove_tree
+from grader.core.files import remove_tree, zip_member
 from grader.core.sources import (
     IGNORED_NAMES,
     MAX_FILES,
@@ -46,7 +46,6 @@ MAX_DIRECTORY_BYTES = 32 * 2**20  # a zip's central directory, checked before it
 MAX_RATIO = 100  # uncompressed / compressed size of a member that is read...
 RATIO_FLOOR_BYTES = 64 * 2**10  # ...once it is this big (a tiny file proves nothing)
 READ_COMPRESSION = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
-PACK_TIME = (1980, 1, 1, 0, 0, 0)  # the zip format's earliest date: packs do not depend on clocks
 
 # A zip (or an entry) that cannot be graded or became unreadable; one sentence naming it.
 SubmissionProblem = SourceProblem
@@ -215,11 +214,7 @@ def pack(files: dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
         for path in sorted(files):
-            info = zipfile.ZipInfo(path, date_time=PACK_TIME)
-            info.compress_type = zipfile.ZIP_STORED
-            info.create_system = 3  # unix: the mode below is read as one
-            info.external_attr = (stat.S_IFREG | 0o644) << 16
-            zf.writestr(info, files[path])
+            zf.writestr(zip_member(path, compress_type=zipfile.ZIP_STORED), files[path])
     return buffer.getvalue()
 
 
