@@ -56,7 +56,7 @@ from grader.core.stubs import stub_source
 from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
 from grader.grading.pipeline import grading_args
-from grader.intake import times
+from grader.intake import notebooks, times
 from grader.intake.archives import pack
 from grader.intake.reader import Entry, discover
 from grader.intake.submission import from_entry
@@ -89,6 +89,7 @@ class ClassGrading:
         self.only, self.force = only, force
         self.suite = results_json.suite_hash(course / "tests", secret.digest if secret else None)
         self.wanted = set(only or exercise_tests(course))
+        self.stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))  # read once for the class
         self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
         self.when: Callable[[Entry], tuple[datetime, str] | None] = lambda entry: None
@@ -109,7 +110,7 @@ class ClassGrading:
         jobs: list[Job] = []
         for entry in entries:
             try:
-                submission = from_entry(entry, self.course)  # a notebook: read, no cell runs here
+                submission = from_entry(entry, self.course, stubs=self.stubs)  # a notebook: no cell runs here
             except NotGradable as exc:
                 self._problem(book, entry.student, str(exc))
                 continue

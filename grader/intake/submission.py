@@ -77,15 +77,19 @@ def open_submission(given: str | Path, course: Path, student: str | None = None)
     return from_entry(entry, course, name=student)
 
 
-def from_entry(entry: reader.Entry, course: Path, name: str | None = None) -> Submission:
+def from_entry(entry: reader.Entry, course: Path, name: str | None = None,
+               stubs: Mapping[str, notebooks.Stub] | None = None) -> Submission:
     """An entry ``grade-all`` discovered (or ``open_submission`` classified), read;
-    ``name``: how the results name it (default: the student id). Raises ``NotGradable``."""
+    ``name``: how the results name it (default: the student id); ``stubs``: the course's
+    ``notebooks.drill_functions``, for a caller reading many entries (read here when
+    not given). Raises ``NotGradable``."""
     if entry.problem is not None:
         raise NotGradable(entry.problem)
     name = name or entry.student
     if entry.notebook is not None:
-        stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))
-        extraction = reader.notebook(entry, stubs)
+        if stubs is None:
+            stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))
+        extraction = reader.notebook(entry, dict(stubs))
         return Submission(name, entry.source, Kind.NOTEBOOK, extraction.files, extraction.as_json())
     files = reader.files(entry)
     if entry.loose is not None:
