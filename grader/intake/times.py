@@ -20,11 +20,11 @@ from __future__ import annotations
 import csv
 import io
 import re
-import zipfile
 from datetime import datetime, tzinfo
 from pathlib import Path
 
 from grader.core.errors import UsageError
+from grader.intake.archives import SubmissionProblem, open_zip
 from grader.intake.reader import TIMESTAMP_FILE, TIMESTAMP_SUFFIX, Entry
 
 ZIP_TIMES = "zip"  # ``--times zip``
@@ -81,10 +81,10 @@ def entry_time(entry: Entry, zone: tzinfo, table: dict[str, datetime] | None = N
                 raise TimesError(f"{candidate}: cannot read it ({exc})") from None
             return parse_time(text, zone, str(candidate)), candidate.name
     if use_zip and entry.kind == "zip":
-        try:
-            with zipfile.ZipFile(entry.source) as zf:
+        try:  # opened as the intake opens a zip: no link followed, its directory's size checked first
+            with open_zip(entry.source, entry.label) as zf:
                 stamps = [info.date_time for info in zf.infolist() if not info.is_dir()]
-        except (OSError, zipfile.BadZipFile):
+        except SubmissionProblem:
             return None  # the entry's own problem, reported by the intake
         if stamps:
             return datetime(*max(stamps), tzinfo=zone), "zip"
