@@ -84,6 +84,7 @@ class Zygote:
         self._log: Any = None
         self._shared: dict[str, Any] | None = None  # what ``share`` handed out
         self._unread = False  # the answer to a request nobody waited for is still to be read
+        self._attached_with: dict[str, Any] | None = shared
         if shared is not None:
             self.tmp, self._owns_tmp = Path(shared["tmp"]), False
             self._attach(shared)
@@ -164,7 +165,9 @@ class Zygote:
         that shows the key (it keeps only the key's digest: its workers could read it).
         Nothing waits for the zygote here (it takes the socket once its imports are done,
         and its answer is read before the next request)."""
-        if self._shared is not None or self.attached:
+        if self.attached:  # a sharer may pass the zygote on (to its own xdist workers)
+            return self._attached_with
+        if self._shared is not None:
             return self._shared
         try:
             folder = Path(tempfile.mkdtemp(prefix="torchdrill-zygote-"))  # 0700

@@ -11,6 +11,13 @@ caller's environment and working folder, fd 0-2 of its own, and runs ``-m MODULE
 or ``-c CODE`` as ``python`` would, atexit handlers included (the sandbox's zygote
 stops there).
 
+The server also starts one warm sandbox zygote (``grader.sandbox.zygote``) and shares it
+with its children as pytest-xdist's controller shares its own with the workers: a
+sandboxed grading in a child attaches to it instead of paying torch's import (and
+``torch._dynamo``'s) in a zygote of its own. A child whose confinement plan differs (a
+layer forced off in its environment) starts its own, as does one whose shared zygote a
+student killed: the product's own fallbacks, unchanged.
+
 ``TORCHDRILL_TESTS_FRESH=1`` runs every command in a fresh interpreter instead;
 commands under a prefix (``unshare --user``, ``env X=1``) always do. The tests of
 what only a fresh interpreter shows (``torchdrill grade`` starts its zygote before
@@ -31,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 FRESH_ENV = "TORCHDRILL_TESTS_FRESH"
+NO_SHARED_ZYGOTE_ENV = "TORCHDRILL_TESTS_OWN_ZYGOTES"  # every sandboxed grading starts its own
 WARM_IMPORTS = ("torch", "hypothesis", "pytest", "rich", "jinja2", "grader.grading.pipeline",
                 "grader.grading.session")
 
@@ -100,7 +108,19 @@ def run(args: Sequence[str], cwd: Path, timeout: float = 600,
 
 # ------------------------------------------------------------------ the server's side
 
-def _child(request: dict) -> None:
+def _shared_zygote() -> tuple[object, dict] | None:
+    """A warm zygote for the default sandbox plan, started now and shared with every
+    child (None where it cannot be: the children start their own, as before)."""
+    try:
+        from grader.sandbox import confine, zygote
+        started = zygote.Zygote(confine.plan("sandbox"), warm=True)
+        shared = started.share()
+    except Exception:  # noqa: BLE001 - no sandbox here: nothing to share
+        return None
+    return (started, shared) if shared is not None else None
+
+
+def _child(request: dict, zygote_shared: tuple[object, dict] | None) -> None:
     """Become ``python ARGS`` (in the forked child); never returns."""
     code = 1
     try:
@@ -109,6 +129,11 @@ def _child(request: dict) -> None:
         sys.path[0] = request["cwd"]  # as `python -m` and `python -c` put the working folder first
         os.environ.clear()
         os.environ.update(request["env"])
+        if zygote_shared is not None:  # the server's zygote is the server's: only attach to it
+            owner, shared = zygote_shared
+            owner.control.close()  # type: ignore[attr-defined]
+            from grader.sandbox import zygote
+            zygote.attach(shared)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
@@ -146,16 +171,19 @@ def _as_python(args: list[str]) -> int:
 
 def serve() -> None:
     import importlib
+    zygote_shared = None if os.environ.get(NO_SHARED_ZYGOTE_ENV) else _shared_zygote()
     for name in WARM_IMPORTS:
         importlib.import_module(name)
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            _child(request)
+            _child(request, zygote_shared)
         print(json.dumps({"pid": pid}), flush=True)
         _, status = os.waitpid(pid, 0)
         print(json.dumps({"status": os.waitstatus_to_exitcode(status)}), flush=True)
+    if zygote_shared is not None:
+        zygote_shared[0].close()  # type: ignore[attr-defined]
     os._exit(0)
 
 
