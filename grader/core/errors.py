@@ -17,6 +17,8 @@ timed out, a broken contract) are not errors of a command: they become verdicts.
 
 from __future__ import annotations
 
+from grader.core.i18n import N_, _
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_GRADER_FAILED = 3
@@ -27,10 +29,12 @@ class TorchdrillError(Exception):
     """A command could not do what was asked; ``exit_code`` is what it exits with."""
 
     exit_code = EXIT_USAGE
-    prefix = ""  # put before the message: the kind of failure, where the message alone does not say it
+    # the kind of failure around the message (``{message}``), where the message alone
+    # does not say it: a gettext message, in the language of the running command
+    prefix = ""
 
     def sentence(self) -> str:
-        return f"{self.prefix}{self}"
+        return _(self.prefix, message=str(self)) if self.prefix else str(self)
 
 
 class UsageError(TorchdrillError):
@@ -46,7 +50,7 @@ class GraderFailed(TorchdrillError):
     """Grading itself did not work (not a low score: the grader could not grade)."""
 
     exit_code = EXIT_GRADER_FAILED
-    prefix = "grading failed: "
+    prefix = N_("grading failed: {message}")
 
 
 class GradingInterrupted(GraderFailed):

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 import tomllib
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from grader.core.errors import UsageError
+from grader.core.i18n import _
 
 COURSE_FILE = "course.toml"
 TESTS_DIR = "tests"
@@ -65,6 +68,7 @@ class Course:
     title: str
     topics: tuple[Topic, ...]
     grade_decimals: int = GRADE_DECIMALS  # ``[grades] decimals`` in course.toml
+    language: str | None = None  # ``language`` in course.toml: what its learners read by default
 
     @property
     def drills(self) -> tuple[Drill, ...]:
@@ -78,7 +82,7 @@ class Course:
         for d in self.drills:
             if d.id == drill_id:
                 return d
-        raise CourseError(f"unknown drill {drill_id}; known: {', '.join(self.ids)}")
+        raise CourseError(_("unknown drill {drill}; known: {known}", drill=drill_id, known=", ".join(self.ids)))
 
     def resolve(self, name: str) -> str:
         """A drill id from what a learner typed: ``tensors/one_hot``, ``one_hot``, or
@@ -90,12 +94,14 @@ class Course:
         if len(by_name) == 1:
             return by_name[0]
         if len(by_name) > 1:
-            raise CourseError(f"drill name {given} is ambiguous: say which of {', '.join(by_name)}")
+            raise CourseError(_("drill name {given} is ambiguous: say which of {drills}",
+                                given=given, drills=", ".join(by_name)))
         by_path = [i for i in self.ids if _is_file_of(given, i)]
         if len(by_path) == 1:
             return by_path[0]
         if len(by_path) > 1:
-            raise CourseError(f"{given} is ambiguous: say which of {', '.join(by_path)}")
+            raise CourseError(_("{given} is ambiguous: say which of {drills}", given=given,
+                                drills=", ".join(by_path)))
         raise CourseError(self.unknown(given))
 
     def unknown(self, given: str) -> str:
@@ -108,10 +114,13 @@ class Course:
         close = difflib.get_close_matches(stem.lower(), list(names), n=3, cutoff=0.6) \
             or difflib.get_close_matches(given.lower(), self.ids, n=3, cutoff=0.6)
         shown = list(dict.fromkeys(_short_name(c, names) for c in close))
-        if shown:
-            return f"unknown drill {given}: did you mean {' or '.join(shown)}?"
-        return (f"unknown drill {given}; the {len(self.ids)} drills are "
-                f"{', '.join(_short_name(i, names) for i in self.ids)} (`torchdrill list` shows them)")
+        if len(shown) == 1:
+            return _("unknown drill {given}: did you mean {name}?", given=given, name=shown[0])
+        if shown:  # " or " between the names: the list a translator words as a whole
+            return _("unknown drill {given}: did you mean {names} or {last}?", given=given,
+                     names=_(" or ").join(shown[:-1]), last=shown[-1])
+        return _("unknown drill {given}; the {count} drills are {names} (`torchdrill list` shows them)",
+                 given=given, count=len(self.ids), names=", ".join(_short_name(i, names) for i in self.ids))
 
     def position(self, drill_id: str) -> int:
         """Index in course order; drills not in the course sort last."""
@@ -142,6 +151,41 @@ def _is_file_of(given: str, drill_id: str) -> bool:
     return any(text == n or text.endswith("/" + n) for n in names)
 
 
+def _wide(ch: str) -> bool:
+    """A character written without spaces around it (CJK ideographs, kana, fullwidth
+    punctuation): a line break next to one is not a space."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def joined(text: str) -> str:
+    """``text`` on one line, each run of whitespace one space, except a run that
+    breaks a line between two wide characters (Chinese): that one is dropped, so a
+    hint wrapped in the course's file reads as written."""
+    parts = re.split(r"(\s+)", text.strip())
+    out = []
+    for i, part in enumerate(parts):
+        if not part.isspace():
+            out.append(part)
+        elif not ("\n" in part and _wide(parts[i - 1][-1]) and _wide(parts[i + 1][0])):
+            out.append(" ")
+    return "".join(out)
+
+
+def with_language(text: str, lang: str) -> str:
+    """course.toml's ``text`` with its ``language`` set to ``lang`` (a handout in that
+    language): the key replaced, or added before the first table."""
+    lines = text.splitlines(keepends=True)
+    setting = f'language = "{lang}"\n'
+    for i, line in enumerate(lines):
+        if re.match(r"\s*language\s*=", line):
+            lines[i] = setting
+            return "".join(lines)
+        if line.lstrip().startswith("["):
+            lines.insert(i, setting + "\n")
+            return "".join(lines)
+    return "".join(lines) + setting
+
+
 # ------------------------------------------------------------------ layout
 
 def find_course(start: Path) -> Path:
@@ -149,8 +193,9 @@ def find_course(start: Path) -> Path:
     for folder in (start, *start.parents):
         if (folder / TESTS_DIR / "conftest.py").is_file():
             return folder
-    raise UsageError(f"no torchdrill course at {start} or above: expected a tests/ folder "
-                     "with conftest.py (run inside the torchdrill checkout, or pass --course DIR)")
+    raise UsageError(_("no torchdrill course at {start} or above: expected a tests/ folder "
+                       "with conftest.py (run inside the torchdrill checkout, or pass --course DIR)",
+                       start=start))
 
 
 def exercise_tests(course: Path) -> dict[str, Path]:
@@ -184,7 +229,7 @@ def load(root: Path) -> Course:
     if not missing:
         return course
     extra = _course_from_ids(root, missing).topics
-    return Course(root, course.title, course.topics + extra, course.grade_decimals)
+    return Course(root, course.title, course.topics + extra, course.grade_decimals, course.language)
 
 
 def listed_ids(root: Path) -> list[str]:
@@ -206,48 +251,56 @@ def _parse(root: Path, path: Path) -> Course:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CourseError(f"cannot read {path}: {exc}") from None
+        raise CourseError(_("cannot read {path}: {error}", path=path, error=exc)) from None
     topics = [_topic(path, i, t) for i, t in enumerate(_list(path, data, "topics"))]
     ids = [d.id for t in topics for d in t.drills]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
-        raise CourseError(f"{path} lists drill {', '.join(duplicated)} more than once")
-    return Course(root, str(data.get("title") or root.name), tuple(topics), _decimals(path, data))
+        raise CourseError(_("{path} lists drill {drills} more than once", path=path, drills=", ".join(duplicated)))
+    language = data.get("language")
+    if language is not None and not isinstance(language, str):
+        raise CourseError(_("{path}: 'language' must be a string such as \"en\" or \"zh_CN\"", path=path))
+    return Course(root, str(data.get("title") or root.name), tuple(topics), _decimals(path, data), language)
 
 
 def _decimals(path: Path, data: dict[str, Any]) -> int:
     grades = data.get("grades", {})
     if not isinstance(grades, dict):
-        raise CourseError(f"{path}: 'grades' must be a table ([grades])")
+        raise CourseError(_("{path}: 'grades' must be a table ([grades])", path=path))
     decimals = grades.get("decimals", GRADE_DECIMALS)
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 6:
-        raise CourseError(f"{path}: [grades] decimals must be a whole number from 0 to 6, "
-                          f"not {decimals!r}")
+        raise CourseError(_("{path}: [grades] decimals must be a whole number from 0 to 6, not {value}",
+                            path=path, value=repr(decimals)))
     return decimals
 
 
 def _topic(path: Path, index: int, data: Any) -> Topic:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
-        raise CourseError(f"{path}: topic {index + 1} needs a name")
+        raise CourseError(_("{path}: topic {number} needs a name", path=path, number=index + 1))
     name = data["name"]
-    drills = tuple(_drill(path, name, d) for d in _list(path, data, "drills", where=f"topic {name}"))
+    drills = tuple(_drill(path, name, d) for d in _list(path, data, "drills", topic=name))
     return Topic(name, str(data.get("title") or name), drills)
 
 
 def _drill(path: Path, topic: str, data: Any) -> Drill:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
-        raise CourseError(f"{path}: every drill of topic {topic} needs a name")
+        raise CourseError(_("{path}: every drill of topic {topic} needs a name", path=path, topic=topic))
     drill_id = f"{topic}/{data['name']}"
     hints = data.get("hints", [])
     if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
-        raise CourseError(f"{path}: the hints of drill {drill_id} must be a list of non-empty strings")
-    return Drill(drill_id, topic, tuple(" ".join(h.split()) for h in hints))
+        raise CourseError(_("{path}: the hints of drill {drill} must be a list of non-empty strings",
+                            path=path, drill=drill_id))
+    return Drill(drill_id, topic, tuple(joined(h) for h in hints))
 
 
-def _list(path: Path, data: dict[str, Any], key: str, where: str = "the course") -> list[Any]:
+def _list(path: Path, data: dict[str, Any], key: str, topic: str | None = None) -> list[Any]:
     value = data.get(key, [])
     if not isinstance(value, list):
-        raise CourseError(f"{path}: '{key}' of {where} must be a list of tables ([[{key}]])")
+        if topic is None:
+            raise CourseError(_("{path}: '{key}' of the course must be a list of tables ([[{key}]])",
+                                path=path, key=key))
+        raise CourseError(_("{path}: '{key}' of topic {topic} must be a list of tables ([[{key}]])",
+                            path=path, key=key, topic=topic))
     return value
 
 

@@ -1,0 +1,86 @@
+"""Both languages are whole: every drill's docstrings and hints exist in English and in
+Chinese, their code examples agree, and the Chinese follows the glossary."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from grader.core import drill_texts, syllabus
+from grader.core.stubs import stub_source
+from grader.tests.grading import REPO
+
+LANGS = ("zh_CN",)
+COURSE = syllabus.load(REPO)
+GLOSSARY = tomllib.loads((REPO / "locales" / "glossary.toml").read_text(encoding="utf-8"))
+
+
+def _english_source(drill_id: str) -> str:
+    return stub_source((REPO / "exercises" / f"{drill_id}.py").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("drill_id", COURSE.ids)
+def test_every_docstring_and_hint_is_translated_with_the_same_examples(drill_id, lang):
+    texts = drill_texts.load(REPO, lang, drill_id)
+    where = str(drill_texts.path_of(REPO, lang, drill_id).relative_to(REPO))
+    assert drill_texts.problems(_english_source(drill_id), COURSE.drill(drill_id).hints, texts, where) == []
+
+
+def test_no_translation_names_a_drill_the_course_lacks():
+    for lang in LANGS:
+        root = REPO / drill_texts.LOCALES / lang
+        found = {str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.toml")
+                 if p.relative_to(root) != Path(drill_texts.COURSE_TEXTS)}
+        assert found - set(COURSE.ids) == set()
+
+
+def _prose(text: str) -> str:
+    """What a term is looked for in: not the code (``...`` spans, examples)."""
+    text = re.sub(r"``.*?``|`[^`]*`", " ", text, flags=re.S)
+    code = set(drill_texts.examples(text))
+    return "\n".join(line for line in text.splitlines() if line.strip() not in code)
+
+
+def missing_terms(english: str, translated: str, terms: dict[str, str]) -> list[str]:
+    """Glossary terms ``english`` uses whose translation ``translated`` lacks; the
+    longest term wins where terms overlap ("batch normalization" before "batch")."""
+    prose = _prose(english).lower()
+    missing = []
+    for term in sorted(terms, key=len, reverse=True):
+        pattern = re.compile(r"\b" + re.escape(term.lower()) + r"(e?s)?\b")
+        if pattern.search(prose):
+            prose = pattern.sub(" ", prose)
+            if terms[term] not in translated:
+                missing.append(f"{term} = {terms[term]}")
+    return missing
+
+
+def test_the_glossary_check_can_fail():
+    terms = {"batch": "批次", "batch normalization": "批归一化"}
+    assert missing_terms("Batch normalization of each batch.", "批归一化", terms) == ["batch = 批次"]
+    assert missing_terms("``batch`` only", "", terms) == []
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("drill_id", COURSE.ids)
+def test_the_translation_follows_the_glossary(drill_id, lang):
+    texts = drill_texts.load(REPO, lang, drill_id)
+    if texts is None:
+        pytest.fail(f"{drill_id}: no {lang} translation")
+    terms = GLOSSARY[lang]
+    english = drill_texts.docstrings(_english_source(drill_id))
+    theirs = {"": texts.module or "", **texts.docstrings}
+    problems = {}
+    for name, text in english.items():
+        missing = missing_terms(text, theirs.get(name, ""), terms)
+        if missing:
+            problems[name or "module"] = missing
+    for i, (en, zh) in enumerate(zip(COURSE.drill(drill_id).hints, texts.hints)):
+        missing = missing_terms(en, zh, terms)
+        if missing:
+            problems[f"hint {i + 1}"] = missing
+    assert problems == {}
