@@ -24,8 +24,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from grader.core import syllabus
-from grader.core.stubs import stub_source
+from grader.core import drill_texts, syllabus
+from grader.core.i18n import _, ngettext
+from grader.core.stubs import handout_source
 
 NOTEBOOKS_DIR = "notebooks"
 # Installed at the course's pinned versions: the grading depends on them (hypothesis' examples
@@ -93,7 +94,8 @@ def _split_stub(text: str) -> tuple[str, str]:
     return doc, rest
 
 
-def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout_url: str) -> str:
+def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout_url: str,
+                   lang: str = "en", topic_title: str | None = None) -> str:
     """One topic's notebook as JSON text."""
     import nbformat
 
@@ -106,25 +108,27 @@ def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout
         facts = syllabus.drill_facts(root, drill.id)
         points = facts["points"] or 0
         total += points
-        doc, code = _split_stub(stub_source((root / "exercises" / f"{drill.id}.py").read_text(encoding="utf-8")))
+        doc, code = _split_stub(handout_source(root, drill.id, lang))
         drill_cells += [
-            nbformat.v4.new_markdown_cell(f"## `{drill.id}` ({points:g} points)\n\n{doc}\n\n"
-                                          "Write your answer in the next cell (replace each "
-                                          "`raise NotImplementedError`), run it, then run the "
-                                          "check below it."),
+            nbformat.v4.new_markdown_cell(
+                _("## `{drill}` ({points:g} points)", drill=drill.id, points=points) + f"\n\n{doc}\n\n"
+                + _("Write your answer in the next cell (replace each `raise NotImplementedError`), "
+                    "run it, then run the check below it.")),
             nbformat.v4.new_code_cell(code.rstrip("\n")),
             nbformat.v4.new_code_cell(f'check("{drill.id}")'),
         ]
     nb.cells = [
         nbformat.v4.new_markdown_cell(
-            f"# {course_title}: {topic.title}\n\n{len(topic.drills)} drills, {total:g} points. "
-            "Run the set-up cell first. For each drill: read the spec, fill in the code cell, run "
-            "it, and run its `check(...)` cell: it tries your functions on many generated inputs "
-            "and, for every property that fails, shows the smallest input that breaks your code, "
-            "what you returned and what was expected. On a GPU runtime the drill's `cuda` "
-            "properties run too.\n\nHand in this notebook as it is: the grader reads your "
-            "functions from their cells (the last definition of each counts) and never runs the "
-            "rest."),
+            f"# {course_title}: {topic_title or topic.title}\n\n"
+            + ngettext("{n} drill, {points:g} points.", "{n} drills, {points:g} points.",
+                       len(topic.drills), points=total) + " "
+            + _("Run the set-up cell first. For each drill: read the spec, fill in the code cell, run "
+                "it, and run its `check(...)` cell: it tries your functions on many generated inputs "
+                "and, for every property that fails, shows the smallest input that breaks your code, "
+                "what you returned and what was expected. On a GPU runtime the drill's `cuda` "
+                "properties run too.") + "\n\n"
+            + _("Hand in this notebook as it is: the grader reads your functions from their cells "
+                "(the last definition of each counts) and never runs the rest.")),
         nbformat.v4.new_code_cell(SETUP_CELL.format(url=handout_url, packages=list(TEST_PACKAGES),
                                                      if_missing=list(IF_MISSING)).rstrip("\n")),
         *drill_cells,
@@ -134,13 +138,15 @@ def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout
     return str(nbformat.writes(nb)) + "\n"
 
 
-def write_notebooks(root: Path, out: Path, course: syllabus.Course, handout_url: str = "") -> list[Path]:
+def write_notebooks(root: Path, out: Path, course: syllabus.Course, handout_url: str = "",
+                    lang: str = "en") -> list[Path]:
     """``out/notebooks/<topic>.ipynb`` for every topic; returns the files written."""
     folder = out / NOTEBOOKS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for topic in course.topics:
         path = folder / f"{topic.name or 'drills'}.ipynb"
-        path.write_text(topic_notebook(root, topic, course.title, handout_url), encoding="utf-8")
+        path.write_text(topic_notebook(root, topic, drill_texts.course_title(course, lang), handout_url,
+                                            lang, drill_texts.topic_title(course, lang, topic.name)), encoding="utf-8")
         written.append(path)
     return written

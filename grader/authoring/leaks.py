@@ -10,6 +10,7 @@ every one; ``torchdrill release`` writes nothing while the list is not empty.
 from __future__ import annotations
 
 import ast
+import gettext
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -63,6 +64,17 @@ def release_files(out: Path) -> Iterator[Path]:
     return (p for p in sorted(out.rglob("*")) if p.is_file())
 
 
+def catalog_text(path: Path) -> str:
+    """A compiled message catalog's every message and translation, as text to check
+    (the catalogs are binary; what they say is checked like any file)."""
+    with open(path, "rb") as fp:
+        try:
+            catalog = gettext.GNUTranslations(fp)._catalog  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 - any unreadable catalog is refused
+            raise OSError(str(exc)) from None
+    return "\n".join(str(part) for pair in catalog.items() for part in pair)
+
+
 def find_leaks(out: Path, root: Path, hidden: Iterable[str]) -> list[str]:
     """Everything in the folder ``out`` that a handout must not hold, one line each."""
     leaks: list[str] = []
@@ -76,7 +88,7 @@ def find_leaks(out: Path, root: Path, hidden: Iterable[str]) -> list[str]:
             leaks.append(f"{rel}: compiled Python (it may hold anything)")
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = catalog_text(path) if path.suffix == ".mo" else path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             leaks.append(f"{rel}: not a text file (cannot be checked)")
             continue

@@ -36,13 +36,14 @@ from grader.authoring.public_tests import (
     public_properties,
 )
 from grader.authoring.student_files import ReleaseError, student_pyproject, student_readme, student_tox_ini
-from grader.core import syllabus
+from grader.core import i18n, syllabus
 from grader.core.errors import EXIT_OK, UsageError
+from grader.core.i18n import _
 from grader.core.stubs import write_stubs
 
 COPIED_FILES = ("course.toml", "pyproject.toml", ".gitignore")
 COPIED_GLOBS = ("constraints*.txt",)
-COPIED_DIRS = ("report_templates",)
+COPIED_DIRS = ("report_templates", "locales")  # locales: the drills' texts in other languages
 
 
 @dataclass
@@ -56,9 +57,11 @@ class Release:
     files: list[str]
 
 
-def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "") -> Release:
+def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "",
+          lang: i18n.Lang = i18n.Lang.EN) -> Release:
     """Write the handout of the course at ``root`` to the new folder ``out`` (with
-    ``notebooks``, also one notebook per topic: ``grader.authoring.handout_notebooks``)."""
+    ``notebooks``, also one notebook per topic: ``grader.authoring.handout_notebooks``),
+    its stubs' docstrings in ``lang``, which becomes the handout's default language."""
     course = _checked_course(root)
     filtered = filtered_tests(root)
     public = public_properties(root, filtered)
@@ -69,9 +72,9 @@ def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "")
     target = _new_folder(out)
     staging = Path(tempfile.mkdtemp(prefix=".torchdrill-release-", dir=target.parent))
     try:
-        _write_handout(root, staging, course, filtered, public, notebooks)
+        _write_handout(root, staging, course, filtered, public, notebooks, lang)
         if notebooks:
-            write_notebooks(root, staging, course, handout_url)
+            write_notebooks(root, staging, course, handout_url, lang)
         leaks = find_leaks(staging, root, hidden_names(filtered))
         if leaks:
             raise ReleaseError("the handout would leak:\n  " + "\n  ".join(leaks))
@@ -113,8 +116,9 @@ def _new_folder(out: Path) -> Path:
 
 
 def _write_handout(root: Path, out: Path, course: syllabus.Course,
-                   filtered: dict[Path, Filtered], public: dict[str, list[str]], notebooks: bool = False) -> None:
-    write_stubs(root, out / "exercises")  # the stubs as handed out, whatever exercises/ holds now
+                   filtered: dict[Path, Filtered], public: dict[str, list[str]], notebooks: bool = False,
+                   lang: i18n.Lang = i18n.Lang.EN) -> None:
+    write_stubs(root, out / "exercises", lang)  # the stubs as handed out, whatever exercises/ holds now
     _copy_tree(root / "grader", out / "grader", lambda p: p.relative_to(root / "grader").parts[0] != "tests")
     for path in course_test_files(root):
         target = out / path.relative_to(root)
@@ -130,6 +134,9 @@ def _write_handout(root: Path, out: Path, course: syllabus.Course,
     for pattern in COPIED_GLOBS:
         for path in sorted(root.glob(pattern)):
             shutil.copy2(path, out / path.name)
+    if lang is not i18n.Lang.EN and (out / syllabus.COURSE_FILE).is_file():
+        path = out / syllabus.COURSE_FILE
+        path.write_text(syllabus.with_language(path.read_text(encoding="utf-8"), lang.value), encoding="utf-8")
     student_pyproject(out / "pyproject.toml")
     (out / "tox.ini").write_text(student_tox_ini(root / "tox.ini"), encoding="utf-8")
     (out / "README.md").write_text(student_readme(root, course, public, notebooks), encoding="utf-8")
@@ -154,16 +161,19 @@ def cmd_release(args: argparse.Namespace) -> int:
     root = Path(args.course).resolve() if args.course else syllabus.find_course(Path.cwd())
     try:
         made = build(root, Path(args.out), notebooks=getattr(args, "notebooks", False),
-                     handout_url=getattr(args, "handout_url", None) or "")
+                     handout_url=getattr(args, "handout_url", None) or "",
+                     lang=getattr(args, "lang", i18n.Lang.EN))
     except ReleaseError as exc:
-        raise UsageError(f"no release written: {exc}") from None
-    print(f"release: {made.out} ({len(made.files)} files)")
+        raise UsageError(_("no release written: {error}", error=exc)) from None
+    print(_("release: {path} ({count} files)", path=made.out, count=len(made.files)))
     for drill, names in made.public.items():
         left_out = len(made.hidden.get(drill, []))
-        print(f"  {drill}: {len(names)} public properties, {left_out} instructor-only left out")
+        print("  " + _("{drill}: {public} public properties, {left_out} instructor-only left out",
+                       drill=drill, public=len(names), left_out=left_out))
     notebooks = [f for f in made.files if f.startswith(f"{NOTEBOOKS_DIR}/")]
     if notebooks:
-        print(f"notebooks: {', '.join(notebooks)} (one per topic: set-up, each drill's spec, stub and check)")
-    print("checked: no reference code, no instructor-only test name; "
-          f"grade it with `cd {made.out} && tox -e grade`")
+        print(_("notebooks: {notebooks} (one per topic: set-up, each drill's spec, stub and check)",
+                notebooks=", ".join(notebooks)))
+    print(_("checked: no reference code, no instructor-only test name; grade it with "
+            "`cd {path} && tox -e grade`", path=made.out))
     return EXIT_OK

@@ -16,7 +16,9 @@ from grader.core.errors import UsageError
 README_TEMPLATE = Path(__file__).parent / "templates" / "student_README.md.j2"
 # What a handout lacks: the reference, the engine's tests, the documentation site's sources.
 # An environment whose commands name one of them cannot run there.
-NOT_IN_A_HANDOUT = re.compile(r"\breference\b|grader/tests|\bdocs\b|\bsphinx-build\b")
+# what an environment needs that a handout lacks: the reference, the engine's tests, the docs
+# site's sources, the message catalogs' extraction (the course author's job)
+NOT_IN_A_HANDOUT = re.compile(r"\breference\b|grader/tests|\bdocs\b|\bsphinx-build\b|grader/locale/update\.sh")
 
 
 class ReleaseError(UsageError):

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from grader.core import drill_texts
+
 STUB_BODY = "raise NotImplementedError"
 
 
@@ -71,16 +73,26 @@ def _rebuilt(tree: ast.Module) -> str:
     return ast.unparse(tree) + "\n"
 
 
-def write_stubs(course: Path, dest: Path) -> list[Path]:
-    """The course's pristine stubs (``stub_source`` of every ``exercises/**/*.py``) under
-    ``dest``, laid out like ``exercises/``; returns the files written."""
+def handout_source(course: Path, drill_id: str, lang: str = "en") -> str:
+    """The stub of ``drill_id`` as the course hands it out in ``lang``: pristine
+    (``stub_source``), with the docstrings the course has in that language
+    (``grader.core.drill_texts``); English where it has none."""
+    stub = stub_source((course / "exercises" / f"{drill_id}.py").read_text(encoding="utf-8"))
+    texts = drill_texts.load(course, lang, drill_id) if lang != "en" else None
+    return drill_texts.translated_source(stub, texts) if texts is not None else stub
+
+
+def write_stubs(course: Path, dest: Path, lang: str = "en") -> list[Path]:
+    """The course's pristine stubs (``handout_source`` of every ``exercises/**/*.py``, in
+    ``lang``) under ``dest``, laid out like ``exercises/``; returns the files written."""
     written = []
     source_root = course / "exercises"
     for path in sorted(source_root.rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
-        target = dest / path.relative_to(source_root)
+        rel = path.relative_to(source_root)
+        target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(stub_source(path.read_text(encoding="utf-8")), encoding="utf-8")
+        target.write_text(handout_source(course, rel.with_suffix("").as_posix(), lang), encoding="utf-8")
         written.append(target)
     return written
