@@ -23,6 +23,7 @@ from typing import Any
 
 from grader.contract.forbid import Forbidden
 from grader.contract.loader import student_traceback
+from grader.core.i18n import Message
 from grader.core.outcomes import NotAttempted, StudentError, TimedOut
 
 
@@ -34,7 +35,9 @@ def guarded_call(fn: Callable[..., Any], what: str, path: Path, forbidden: Forbi
         try:
             result = fn(*args, **kwargs)
         except NotImplementedError as exc:
-            raise NotAttempted(f"{what} raised NotImplementedError: {exc}".rstrip(": ")) from None
+            said = {"what": what, "error": str(exc)}
+            raise NotAttempted(Message("{what} raised NotImplementedError: {error}", said) if str(exc).strip()
+                               else Message("{what} raised NotImplementedError", said)) from None
         except (TimedOut, KeyboardInterrupt):
             raise
         except BaseException as exc:  # noqa: BLE001 - anything the student raises
@@ -60,8 +63,8 @@ def refuse_after_timeouts(timeouts: int, what: str, limit: float | None) -> None
     it ran past the per-call limit: in a worker and in this process alike, its remaining
     properties are then timed out at once instead of costing the limit each."""
     if timeouts >= MAX_TIMEOUTS:
-        raise TimedOut(f"{what} was not called: {timeouts} earlier calls ran past the "
-                       f"{limit or 0:g} s limit per call")
+        raise TimedOut(Message("{what} was not called: {timeouts} earlier calls ran past the "
+                               "{limit:g} s limit per call", {"what": what, "timeouts": timeouts, "limit": limit or 0}))
 
 
 @contextmanager
@@ -83,8 +86,8 @@ def call_clock(limit: float | None, what: str) -> Iterator[None]:
 
     def expire(signum: int, frame: FrameType | None) -> None:
         signal.setitimer(signal.ITIMER_REAL, 1.0)  # again, in case the student swallows it
-        raise CallTimedOut(f"{what} ran past the {limit:g} s limit per call (an endless loop, or "
-                       "far more work than the drill needs)")
+        raise CallTimedOut(Message("{what} ran past the {limit:g} s limit per call (an endless loop, or "
+                                   "far more work than the drill needs)", {"what": what, "limit": limit}))
 
     previous = signal.signal(signal.SIGALRM, expire)
     started = time.monotonic()

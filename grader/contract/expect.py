@@ -17,15 +17,17 @@ from typing import Any
 import torch
 
 from grader.contract.describe import describe
+from grader.core.i18n import Message
 from grader.core.outcomes import StudentError
 
 
 class Mismatch(AssertionError):
     """A wrong answer, with the data a report needs to explain it."""
 
-    def __init__(self, message: str, *, got: Any = None, expected: Any = None,
+    def __init__(self, message: str | Message, *, got: Any = None, expected: Any = None,
                  diff: dict[str, Any] | None = None):
-        super().__init__(message)
+        self.worded = message if isinstance(message, Message) else None
+        super().__init__(str(message))
         self.details = {
             "got": describe(got),
             "expected": describe(expected),
@@ -67,12 +69,14 @@ def _compare(got: Any, expected: Any, what: str, rtol: float | None, atol: float
         got, expected = as_tuple(got), as_tuple(expected)
     if type(got) is not type(expected):
         raise Mismatch(
-            f"{what}: expected a {type(expected).__name__}, got a {type(got).__name__}",
+            Message("{what}: expected a {expected}, got a {got}",
+                    {"what": what, "expected": type(expected).__name__, "got": type(got).__name__}),
             got=got, expected=expected, diff={"kind": "type"})
     if isinstance(expected, (tuple, list)):
         if len(got) != len(expected):
-            raise Mismatch(f"{what}: expected {len(expected)} item{'' if len(expected) == 1 else 's'}, "
-                           f"got {len(got)}",
+            counts = {"what": what, "expected": len(expected), "got": len(got)}
+            raise Mismatch(Message("{what}: expected {expected} item, got {got}", counts) if len(expected) == 1
+                           else Message("{what}: expected {expected} items, got {got}", counts),
                            got=got, expected=expected, diff={"kind": "length"})
         for i, (g, e) in enumerate(zip(got, expected)):
             _compare(g, e, f"{what}[{i}]", rtol, atol, equal_nan)
@@ -82,7 +86,8 @@ def _compare(got: Any, expected: Any, what: str, rtol: float | None, atol: float
         _compare_tensor(t_got, t_exp, what, rtol, atol, equal_nan, shown=(got, expected))
         return
     if got != expected:
-        raise Mismatch(f"{what}: expected {expected!r}, got {got!r}",
+        raise Mismatch(Message("{what}: expected {expected}, got {got}",
+                               {"what": what, "expected": repr(expected), "got": repr(got)}),
                        got=got, expected=expected, diff={"kind": "value"})
 
 
@@ -90,25 +95,30 @@ def _compare_tensor(got: Any, expected: torch.Tensor, what: str, rtol: float | N
                     equal_nan: bool, shown: tuple[Any, Any] | None = None) -> None:
     shown_got, shown_exp = shown if shown else (got, expected)
     if type(got) is not torch.Tensor:
-        raise Mismatch(f"{what}: expected a torch.Tensor, got {type(got).__name__}",
+        raise Mismatch(Message("{what}: expected a torch.Tensor, got {got}", {"what": what, "got": type(got).__name__}),
                        got=got, expected=expected, diff={"kind": "type"})
     if got.dtype != expected.dtype:
-        raise Mismatch(f"{what}: dtype differs: got {got.dtype}, expected {expected.dtype}",
+        raise Mismatch(Message("{what}: dtype differs: got {got}, expected {expected}",
+                               {"what": what, "got": str(got.dtype), "expected": str(expected.dtype)}),
                        got=got, expected=expected, diff={"kind": "dtype"})
     if got.shape != expected.shape:
         raise Mismatch(
-            f"{what}: shape differs: got {tuple(got.shape)}, expected {tuple(expected.shape)}",
+            Message("{what}: shape differs: got {got}, expected {expected}",
+                    {"what": what, "got": str(tuple(got.shape)), "expected": str(tuple(expected.shape))}),
             got=got, expected=expected, diff={"kind": "shape"})
     if got.device.type != expected.device.type:
-        raise Mismatch(f"{what}: device differs: got {got.device}, expected {expected.device}",
+        raise Mismatch(Message("{what}: device differs: got {got}, expected {expected}",
+                               {"what": what, "got": str(got.device), "expected": str(expected.device)}),
                        got=got, expected=expected, diff={"kind": "device"})
     # Not torch.testing.assert_close: its first call imports torch.distributed.tensor
     # (a large share of a quick ``torchdrill check``) only to rule out DTensors.
     # The test is the same: its default tolerance table and torch.isclose.
     if not bool(_close(got, expected, rtol, atol, equal_nan).all()):
         diff = value_diff(got, expected, rtol, atol, equal_nan)
-        verdict = "close" if expected.is_floating_point() or expected.is_complex() else "equal"
-        raise Mismatch(f"{what}: Tensor-likes are not {verdict}! {diff['summary']}",
+        close = expected.is_floating_point() or expected.is_complex()
+        said = {"what": what, "summary": diff["summary"]}
+        raise Mismatch(Message("{what}: Tensor-likes are not close! {summary}", said) if close
+                       else Message("{what}: Tensor-likes are not equal! {summary}", said),
                        got=shown_got, expected=shown_exp, diff=diff)
 
 

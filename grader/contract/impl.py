@@ -27,6 +27,7 @@ from grader.contract.describe import describe
 from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden
 from grader.contract.loader import exercise_path, load_exercise
+from grader.core.i18n import Message
 from grader.core.outcomes import StudentError, SubmissionError, TimedOut
 
 MAX_RECORDED_CALLS = 12
@@ -109,7 +110,7 @@ class Implementation:
     def function(self, name: str) -> Callable[..., Any]:
         fn = getattr(self.module, name, None)
         if not callable(fn):
-            raise SubmissionError(f"{self.path} defines no function {name}()")
+            raise SubmissionError(Message("{path} defines no function {name}()", {"path": str(self.path), "name": name}))
         return fn
 
     def __getattr__(self, name: str) -> Callable[..., Any]:

@@ -14,6 +14,7 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
+from grader.core.i18n import Message
 from grader.core.outcomes import NotAttempted, SubmissionError
 
 _counter = itertools.count()
@@ -35,7 +36,7 @@ def load_exercise(root: Path, exercise_id: str, namespace: str | None = None) ->
     """
     path = exercise_path(root, exercise_id)
     if not path.is_file():
-        raise NotAttempted(f"{path} does not exist")
+        raise NotAttempted(Message("{path} does not exist", {"path": str(path)}))
     namespace = namespace or f"torchdrill_submission_{next(_counter)}"
     name = f"{namespace}.{exercise_id.replace('/', '.')}"
     spec = importlib.util.spec_from_file_location(name, path)
@@ -46,7 +47,8 @@ def load_exercise(root: Path, exercise_id: str, namespace: str | None = None) ->
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         del sys.modules[name]
-        raise SubmissionError(f"{path}, line {exc.lineno}: SyntaxError: {exc.msg}") from None
+        raise SubmissionError(Message("{path}, line {line}: SyntaxError: {error}",
+                                      {"path": str(path), "line": exc.lineno, "error": exc.msg})) from None
     except BaseException as exc:  # noqa: BLE001 - any failure at import is the submission's
         del sys.modules[name]
         raise SubmissionError(

@@ -19,6 +19,10 @@ A test's outcome is decided by what it raised, not by string matching:
 
 from __future__ import annotations
 
+from typing import Any
+
+from grader.core.i18n import Message
+
 PASSED = "passed"
 FAILED = "failed"
 ERROR = "error"
@@ -34,19 +38,35 @@ EXERCISE_STATUSES = (PASSED, "partial", FAILED, ERROR, NOT_ATTEMPTED, NOT_RUN)
 CUDA_REASON = "needs a CUDA device, and this machine has none: your instructor's CUDA runner grades it"
 
 
-class NotAttempted(BaseException):
+def worded(exc: BaseException) -> Message | None:
+    """The ``Message`` an outcome's exception was raised with (its English text is
+    ``str(exc)``), or None where it was raised with text alone."""
+    kept = getattr(exc, "worded", None)
+    return kept if isinstance(kept, Message) else None
+
+
+class _Outcome(BaseException):
+    """An outcome raised with text, or with a ``Message`` kept for the report to
+    render in any language (``str()`` is its English either way)."""
+
+    def __init__(self, text: str | Message = "", *rest: Any):
+        self.worded = text if isinstance(text, Message) else None
+        super().__init__(str(text), *rest)
+
+
+class NotAttempted(_Outcome):
     """The drill (or the function a test needs) is still a stub or missing."""
 
 
-class TimedOut(BaseException):
+class TimedOut(_Outcome):
     """Raised by the grader's clock inside a test that ran past its limit."""
 
 
-class BrokenContract(BaseException):
+class BrokenContract(_Outcome):
     """A worker's answer broke the data contract (too big, malformed): an error."""
 
 
-class SubmissionError(BaseException):
+class SubmissionError(_Outcome):
     """The submission's file for an exercise cannot be loaded."""
 
 
@@ -57,4 +77,6 @@ class StudentError(Exception):
         self.function = function
         self.original = original
         self.traceback_text = traceback_text
-        super().__init__(f"{function} raised {type(original).__name__}: {original}")
+        self.worded = Message("{function} raised {kind}: {error}",
+                              {"function": function, "kind": type(original).__name__, "error": str(original)})
+        super().__init__(str(self.worded))

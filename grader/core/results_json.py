@@ -28,6 +28,7 @@ from typing import Any, NotRequired, TypedDict, cast
 import grader
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
+from grader.core.i18n import Message, Translator
 from grader.core.outcomes import NOT_RUN, TEST_OUTCOMES
 from grader.core.scoring import score_exercise
 
@@ -97,6 +98,9 @@ class TestRecord:
     weight: float = 1.0
     message: str = ""
     counterexample: dict[str, Any] | None = None
+    # the message as an id and its parameters (grader.core.i18n.Message.to_json), where the
+    # engine wrote it: ``message_text`` renders it in any language; ``message`` is its English
+    message_id: dict[str, Any] | None = None
     duration_s: float = 0.0
     hidden: bool = False
     markers: list[str] = field(default_factory=list)
@@ -360,3 +364,14 @@ def outcomes_only(results: Results) -> dict[str, Any]:
             for ex in results["exercises"]
         ],
     }
+
+
+def message_text(record: dict[str, Any], t: Translator) -> str:
+    """A test record's message in ``t``'s language: its kept id rendered, then whatever
+    the message holds after its English (a student's traceback), or the text as
+    written where it has no kept id (the course's own words, an older results.json)."""
+    text = str(record.get("message") or "")
+    kept = Message.from_json(record.get("message_id"))
+    if kept is None or not text.startswith(english := str(kept)):
+        return text
+    return t.message(kept) + text[len(english):]

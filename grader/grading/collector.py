@@ -20,6 +20,7 @@ import pytest
 
 from grader.core import hints, results_json, syllabus, time_budgets
 from grader.core.errors import GraderFailed
+from grader.core.i18n import Message
 from grader.core.outcomes import ERROR, PASSED
 from grader.core.results_json import Results
 from grader.core.syllabus import course_root
@@ -99,6 +100,7 @@ class ResultsCollector:
         if record.outcome == PASSED and info["outcome"] != PASSED:
             record.outcome = info["outcome"]
             record.message = info.get("message", "")
+            record.message_id = info.get("message_id")
             record.counterexample = info.get("counterexample")
 
     @pytest.hookimpl(optionalhook=True)
@@ -125,8 +127,9 @@ class ResultsCollector:
     def _died(record: results_json.TestRecord, why: str) -> None:
         if record.outcome == PASSED:
             record.outcome = ERROR
-            record.message = ("the process running this test ended during it (os._exit, a crash, a "
-                              f"signal), so it has no verdict: {why.strip().splitlines()[-1][:300]}")
+            kept = Message("the process running this test ended during it (os._exit, a crash, a "
+                           "signal), so it has no verdict: {why}", {"why": why.strip().splitlines()[-1][:300]})
+            record.message, record.message_id = str(kept), kept.to_json()
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         path = self.config.getoption("results")

@@ -33,7 +33,18 @@ from grader.contract.impl import Implementation
 from grader.contract.loader import load_exercise
 from grader.core import course_secret, time_budgets
 from grader.core.errors import UsageError
-from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_RUN, PASSED, TIMED_OUT, SubmissionError, TimedOut
+from grader.core.i18n import Message
+from grader.core.outcomes import (
+    CUDA_REASON,
+    ERROR,
+    FAILED,
+    NOT_RUN,
+    PASSED,
+    TIMED_OUT,
+    SubmissionError,
+    TimedOut,
+    worded,
+)
 from grader.core.syllabus import course_root
 from grader.core.syllabus import exercise_id as exercise_id_of
 from grader.grading import profiles, verdict
@@ -83,7 +94,7 @@ class GradingSession:
         self._spent: dict[str, float] = {}  # drill id -> CPU seconds its tests used in this process
         self._spent_wall: dict[str, float] = {}  # drill id -> wall seconds its tests ran in this process
         self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
-        self._unloadable: dict[str, str] = {}  # drill -> why its file does not load
+        self._unloadable: dict[str, str | Message] = {}  # drill -> why its file does not load
         profiles.activate(config.getoption("hypothesis_profile", None))
         self.secret = official_secret(config)
         examples.widen(self.secret is not None)  # before the tests are collected: they build strategies
@@ -230,9 +241,11 @@ class GradingSession:
         cpu_left, wall_left = self._budget_left(item, drill)
         if cpu_left <= 0 or wall_left <= 0:
             assert self._budgets is not None  # _budget_left loaded them
-            raise TimedOut(f"{drill} used up its grading budget ({self._budgets.of(drill):g} s of CPU, "
-                           f"{time_budgets.FACTOR:g} times the reference's time on these tests "
-                           f"plus {time_budgets.MARGIN:g} s): its remaining properties are not run")
+            raise TimedOut(Message("{drill} used up its grading budget ({budget:g} s of CPU, {factor:g} "
+                                   "times the reference's time on these tests plus {margin:g} s): its "
+                                   "remaining properties are not run",
+                                   {"drill": drill, "budget": self._budgets.of(drill),
+                                    "factor": time_budgets.FACTOR, "margin": time_budgets.MARGIN}))
         broken = self._unloadable.get(drill)
         if broken is not None:  # the same error, at once: the file is not loaded again
             raise SubmissionError(broken)
@@ -283,7 +296,7 @@ class GradingSession:
             return report
         exc = call.excinfo.value if call.excinfo is not None else None
         if isinstance(exc, SubmissionError) and call.when == "call":
-            self._unloadable.setdefault(_meta(item)["exercise"], str(exc))  # type: ignore[index]
+            self._unloadable.setdefault(_meta(item)["exercise"], worded(exc) or str(exc))  # type: ignore[index]
         if isinstance(exc, SandboxBroken):  # the controller stops the grading on this report
             report.user_properties.append((SANDBOX_BROKEN, str(exc)))
             return report
@@ -292,14 +305,16 @@ class GradingSession:
             info: dict[str, Any] = ({"outcome": NOT_RUN, "message": reason} if reason else
                                     {"outcome": ERROR, "message": f"the test was skipped unexpectedly: {exc}"})
         else:
-            outcome, message = verdict.classify(exc)
+            outcome, message, kept = verdict.classify(exc)
             expired = item.stash.get(_expired, None)
             if expired and outcome != PASSED:  # whatever hypothesis made of the interruption
-                outcome, message = TIMED_OUT, expired
+                outcome, message, kept = TIMED_OUT, expired, None
             changed = _changed_arguments(item) if outcome == PASSED and call.when == "call" else None
             if changed:
-                outcome, message = FAILED, changed
+                outcome, message, kept = FAILED, changed, None
             info = {"outcome": outcome, "message": message[:verdict.MAX_MESSAGE]}
+            if kept is not None and len(str(kept)) <= verdict.MAX_MESSAGE:  # bounded like the text
+                info["message_id"] = kept.to_json()
             if outcome in (FAILED, ERROR, TIMED_OUT) and exc is not None:
                 info["counterexample"] = verdict.counterexample(
                     getattr(item, "funcargs", {}).get("impl"), exc)

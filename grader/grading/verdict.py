@@ -14,6 +14,7 @@ from typing import Any
 
 from grader.contract.expect import Mismatch
 from grader.contract.impl import Implementation
+from grader.core.i18n import Message
 from grader.core.outcomes import (
     ERROR,
     FAILED,
@@ -25,31 +26,36 @@ from grader.core.outcomes import (
     StudentError,
     SubmissionError,
     TimedOut,
+    worded,
 )
 
 MAX_MESSAGE = 4000  # characters of a test's message kept
 MAX_OUTPUT = 2000  # characters of captured stdout/stderr kept per test
 
 
-def classify(exc: BaseException | None) -> tuple[str, str]:
-    """(outcome, message) for what a graded test raised."""
+def classify(exc: BaseException | None) -> tuple[str, str, Message | None]:
+    """(outcome, message, the message as kept for any language or None) for what a
+    graded test raised."""
     if exc is None:
-        return PASSED, ""
+        return PASSED, "", None
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return classify(exc.exceptions[0])
     if isinstance(exc, NotAttempted):
-        return NOT_ATTEMPTED, str(exc)
+        return NOT_ATTEMPTED, str(exc), worded(exc)
     if isinstance(exc, TimedOut):
-        return TIMED_OUT, str(exc)
-    if isinstance(exc, BrokenContract):
-        return ERROR, str(exc)
-    if isinstance(exc, SubmissionError):
-        return ERROR, str(exc)
-    if isinstance(exc, StudentError):
-        return ERROR, f"{exc}\n{exc.traceback_text}".strip()
+        return TIMED_OUT, str(exc), worded(exc)
+    if isinstance(exc, (BrokenContract, SubmissionError)):
+        return ERROR, str(exc), worded(exc)
+    if isinstance(exc, StudentError):  # the traceback is the student's: kept as written, after the message
+        return ERROR, f"{exc}\n{exc.traceback_text}".strip(), worded(exc)
     if isinstance(exc, AssertionError):
-        return FAILED, str(exc).strip() or "assertion failed"
-    return FAILED, f"the test could not check the result: {type(exc).__name__}: {exc}"
+        text = str(exc).strip()
+        if not text:
+            return FAILED, "assertion failed", Message("assertion failed")
+        return FAILED, text, worded(exc)
+    kept = Message("the test could not check the result: {kind}: {error}",
+                   {"kind": type(exc).__name__, "error": str(exc)})
+    return FAILED, str(kept), kept
 
 
 def _failing_case(exc: BaseException) -> str:

@@ -32,6 +32,7 @@ from grader.contract.describe import describe
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.core.files import remove_tree
+from grader.core.i18n import Message
 from grader.core.outcomes import BrokenContract, NotAttempted, StudentError, SubmissionError, TimedOut
 from grader.sandbox import wire
 from grader.sandbox.autograd_bridge import Bridge, gradient_problem
@@ -241,6 +242,13 @@ class _Output:
 _NOT_REBUILT = (KeyboardInterrupt, GeneratorExit)
 
 
+def _kept(said: Any, message: str) -> Message | None:
+    """The message id a worker sent with ``message``, where it says exactly ``message``
+    in English (the text is the worker's word either way; the id may only repeat it)."""
+    kept = Message.from_json(said)  # checked: plain placeholders, bounded parameters
+    return kept if kept is not None and str(kept) == message else None
+
+
 def _rebuild(info: Any, function: str) -> BaseException:
     """The outcome exception a worker described, made here from builtins only."""
     if not isinstance(info, dict):
@@ -248,10 +256,9 @@ def _rebuild(info: Any, function: str) -> BaseException:
     kind, message = info.get("kind"), str(info.get("message", ""))[:4000]
     if kind == "wire":
         return BrokenContract(f"{function}(): its answer broke the grading contract: {message}")
-    if kind == "not_attempted":
-        return NotAttempted(message)
-    if kind == "submission_error":
-        return SubmissionError(message)
+    if kind in ("not_attempted", "submission_error"):
+        outcome = NotAttempted if kind == "not_attempted" else SubmissionError
+        return outcome(_kept(info.get("worded"), message) or message)
     if kind == "assertion":
         return AssertionError(message)
     listed = info.get("types")

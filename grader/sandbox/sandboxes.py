@@ -29,6 +29,7 @@ from typing import Any
 from grader.contract.call import refuse_after_timeouts
 from grader.core import sources
 from grader.core.files import remove_tree
+from grader.core.i18n import Message
 from grader.core.outcomes import BrokenContract, StudentError, TimedOut
 from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
 from grader.sandbox import confine, wire
@@ -183,8 +184,8 @@ class Sandbox:
             if run is None or run is not self._timed_out_run:
                 self.timeouts[key] += 1
             self._timed_out_run = run
-            raise TimedOut(f"{function}() ran past the {self.call_timeout:g} s limit per call "
-                           "(the grader stopped it)") from None
+            raise TimedOut(Message("{function}() ran past the {limit:g} s limit per call (the grader stopped it)",
+                                   {"function": function, "limit": self.call_timeout})) from None
         except WorkerDied:
             worker.kill()
             raise StudentError(f"{function}()", SystemExit(

@@ -35,7 +35,8 @@ from grader.contract import effects, harness
 from grader.contract.call import guarded_call
 from grader.contract.forbid import Forbidden, ForbiddenUse
 from grader.contract.impl import Implementation
-from grader.core.outcomes import NotAttempted, StudentError, SubmissionError
+from grader.core.i18n import Message
+from grader.core.outcomes import NotAttempted, StudentError, SubmissionError, worded
 from grader.sandbox import armor, confine, lockdown, wire
 from grader.sandbox.channel import SEND_LOCK, Channel, RemoteBatchSizes, RemoteCollective, RemotePointToPoint, send_answer
 from grader.sandbox.decoding import Decoder
@@ -231,10 +232,12 @@ class Worker:
     def _exception(self, exc: BaseException) -> dict[str, Any]:
         """What a request raised, as data (``grader.sandbox.sandboxed_impl`` rebuilds it)."""
         shown = self._shown
-        if isinstance(exc, NotAttempted):
-            return {"kind": "not_attempted", "message": shown(str(exc))}
-        if isinstance(exc, SubmissionError):
-            return {"kind": "submission_error", "message": shown(str(exc))}
+        if isinstance(exc, (NotAttempted, SubmissionError)):
+            kind = "not_attempted" if isinstance(exc, NotAttempted) else "submission_error"
+            kept = worded(exc)
+            said = None if kept is None else Message(kept.id, {k: shown(v) if isinstance(v, str) else v
+                                                                for k, v in kept.params.items()}).to_json()
+            return {"kind": kind, "message": shown(str(exc)), "worded": said}
         if isinstance(exc, StudentError):
             original = exc.original
             return {"kind": "student_error", "function": exc.function,
