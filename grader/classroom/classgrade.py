@@ -46,9 +46,10 @@ from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
 from grader.classroom.publishing import publish, write_student
 from grader.classroom.runners import DaskRunner, Job, LocalRunner, Runner
-from grader.core import assignments, course_secret, results_json
+from grader.core import assignments, course_secret, i18n, results_json
 from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_GRADER_FAILED, EXIT_OK, NotGradable, UsageError
+from grader.core.i18n import N_, _
 from grader.core.isolation import Isolation
 from grader.core.layout import ClassLayout
 from grader.core.results_json import Results, fold, replace_exercises
@@ -80,11 +81,13 @@ class ClassGrading:
     """One grade-all run: plan the jobs, run them, record and publish."""
 
     def __init__(self, course: Path, out: Path, template: GradingJob, only: list[str] | None,
-                 force: bool, console: Console, secret: Secret | None = None):
+                 force: bool, console: Console, secret: Secret | None = None,
+                 lang: i18n.Lang = i18n.Lang.EN):
         """``template``: how every submission is graded (its student and files are each
         job's own); ``secret``: the course secret the examples are drawn from (None:
         the public ones); its text travels in each job, to whichever machine grades it."""
         self.course, self.out, self.console = course, out, console
+        self.lang = lang  # the language of the students' reports
         self.template = template
         self.only, self.force = only, force
         self.suite = results_json.suite_hash(course / "tests", secret.digest if secret else None)
@@ -146,7 +149,7 @@ class ClassGrading:
     def _problem(self, book: Gradebook, student: str, reason: str) -> None:
         book.record_problem(student, reason)
         self.tally.problems[student] = reason
-        self.console.print(f"[yellow]{student}[/]: not graded: {reason}", highlight=False)
+        self.console.print(f"[yellow]{student}[/]: " + _("not graded: {reason}", reason=reason), highlight=False)
 
     # -------------------------------------------------------------- running
 
@@ -187,14 +190,14 @@ class ClassGrading:
                 f"this course's is {self.suite}): update the course on {answer.worker}"))
         if cuda is not None and cuda.results is not None:  # the cuda part, from a GPU worker
             try:
-                results, _ = fold(results, cuda.results)
+                results, _folded = fold(results, cuda.results)
             except results_json.ResultsError as exc:
                 return self._failed(book, student, f"its cuda tests could not be folded in: {exc}")
         results["environment"]["grading"] = {  # where it ran, for the instructor's record
             "worker": answer.worker, **({"cuda_worker": cuda.worker} if cuda is not None else {})}
         if job.earlier is not None:  # --only: the exercises not graded now stay as they were
             results = replace_exercises(job.earlier, results)
-        write_student(self.out, self.course, student, results)
+        write_student(self.out, self.course, student, results, self.lang)
         book.record(student, job.content_hash, results, wall_s=answer.wall_s,
                     tests_s=answer.tests_s, worker=answer.worker, times=self.times.get(student))
         self.tally.graded.append(student)
@@ -202,7 +205,7 @@ class ClassGrading:
     def _failed(self, book: Gradebook, student: str, reason: str) -> None:
         book.record_problem(student, f"grading failed: {reason}")
         self.tally.failed[student] = reason
-        self.console.print(f"[red]{student}[/]: grading failed: {reason.splitlines()[0]}",
+        self.console.print(f"[red]{student}[/]: " + _("grading failed: {message}", message=reason.splitlines()[0]),
                            highlight=False)
 
 
@@ -230,14 +233,14 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     folder = Path(args.submissions)
     if not folder.is_dir():
-        raise UsageError(f"SUBMISSIONS {folder} is not a folder: give a folder with one "
-                             "entry (folder or .zip) per student")
+        raise UsageError(_("SUBMISSIONS {folder} is not a folder: give a folder with one entry (folder or "
+                           ".zip) per student", folder=folder))
     out = Path(args.out).resolve()
     if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+        raise UsageError(_("--workers must be at least 1 (got {workers})", workers=args.workers))
     if not 0 < args.similarity_threshold <= 1:
-        raise UsageError(f"--similarity-threshold is a share of a student's code, more than 0 and at "
-                         f"most 1 (got {args.similarity_threshold:g})")
+        raise UsageError(_("--similarity-threshold is a share of a student's code, more than 0 and at "
+                           "most 1 (got {threshold})", threshold=f"{args.similarity_threshold:g}"))
     off = list(args.sandbox_off or [])
     if not args.allow_degraded and not args.scheduler:  # a cluster's machines check for themselves
         refused = confine.refuse_degraded(args.isolation, off)
@@ -254,10 +257,11 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                           secret=drawn.text if drawn else None, sandbox_off=off,
                           allow_degraded=args.allow_degraded)
     console = Console(stderr=True, soft_wrap=True)
-    console.print("examples: " + (f"official, from the course secret {drawn.source} ({drawn.digest})"
-                                  if drawn else "public (--public-examples): every student can replay them"),
-                  highlight=False)
-    grading = ClassGrading(course, out, template, args.only, args.force, console, secret=drawn)
+    console.print(_("examples: official, from the course secret {source} ({digest})", source=drawn.source,
+                    digest=drawn.digest) if drawn else
+                  _("examples: public (--public-examples): every student can replay them"), highlight=False)
+    grading = ClassGrading(course, out, template, args.only, args.force, console, secret=drawn,
+                           lang=getattr(args, "lang", i18n.Lang.EN))
     zone = assignments.term_zone(course)
     table = times.read_csv(Path(args.times), zone) if args.times and args.times != times.ZIP_TIMES else None
     grading.use_times(lambda entry: times.entry_time(entry, zone, table, use_zip=args.times == times.ZIP_TIMES),
@@ -273,8 +277,8 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
             try:
                 grading.run(book, runner, jobs)
             except KeyboardInterrupt:
-                console.print(f"interrupted: {len(grading.tally.graded)} graded and recorded; "
-                              "run the same command again to grade the rest")
+                console.print(_("interrupted: {count} graded and recorded; run the same command again to "
+                                "grade the rest", count=len(grading.tally.graded)))
                 return 130
             found = None
             if not args.no_similarity:
@@ -282,10 +286,11 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                     found = similarity.analyse(book.current(), grading.sources, pristine_stubs(course),
                                                args.similarity_threshold)
                 except Exception as exc:  # noqa: BLE001 - evidence is extra: the grades and reports go on
-                    console.print(f"[yellow]similarity[/]: not computed ({type(exc).__name__}: {exc})",
-                                  highlight=False)
+                    console.print("[yellow]" + _("similarity") + "[/]: " + _(
+                        "not computed ({kind}: {error})", kind=type(exc).__name__, error=exc), highlight=False)
             written = publish(book, out, course, "gradescope" in (args.format or []), found,
-                              reuse=not args.no_similarity, graded=grading.tally.graded)
+                              reuse=not args.no_similarity, graded=grading.tally.graded,
+                              lang=getattr(args, "lang", i18n.Lang.EN))
             current = book.current()
     finally:
         runner.close()
@@ -293,8 +298,9 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
     if found is not None:
         code = sum(d["flagged"] for d in found["code"].values())
         acts = sum(1 for d in found["behaviour"].values() for p in d["pairs"] if p["shared"] >= 2)
-        print(f"similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
-              f"({found['seconds']:.1f} s; evidence, never a penalty: see class.html#similarity)")
+        print(_("similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
+                "({seconds} s; evidence, never a penalty: see class.html#similarity)", code=code, acts=acts,
+                seconds=f"{found['seconds']:.1f}"))
     return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
 
 
@@ -319,19 +325,35 @@ def _open_gradebook(out: Path) -> Iterator[Gradebook]:
 def _summary(tally: Tally, current: Mapping[str, Results], written: dict[str, Path],
              out: Path, seconds: float) -> None:
     graded = len(tally.graded)
-    rate = f", {graded / seconds * 60:.1f} per minute" if graded and seconds else ""
-    print(f"graded {graded} submission(s) in {seconds:.1f} s{rate}; skipped {len(tally.skipped)} "
-          f"already graded (--force grades them again); {len(tally.problems)} not a submission; "
-          f"{len(tally.failed)} could not be graded")
+    counts = {"graded": graded, "seconds": f"{seconds:.1f}", "skipped": len(tally.skipped),
+              "problems": len(tally.problems), "failed": len(tally.failed)}
+    if graded and seconds:
+        print(_("graded {graded} submission(s) in {seconds} s, {rate} per minute; skipped {skipped} already "
+                "graded (--force grades them again); {problems} not a submission; {failed} could not be "
+                "graded", rate=f"{graded / seconds * 60:.1f}", **counts))
+    else:
+        print(_("graded {graded} submission(s) in {seconds} s; skipped {skipped} already graded (--force "
+                "grades them again); {problems} not a submission; {failed} could not be graded", **counts))
     for student, reason in sorted({**tally.problems, **tally.failed}.items()):
         print(f"  {student}: {reason.splitlines()[0]}")
     if current:
         top = next(iter(current.values()))["max_score"]
         median = statistics.median(r["score"] for r in current.values())  # as the class report's
-        print(f"class: {len(current)} student(s), median {round(median, 2):g} of {top:g}")
-    print(f"gradebook: {ClassLayout(out).gradebook}")
+        print(_("class: {count} student(s), median {median} of {top}", count=len(current),
+                median=f"{round(median, 2):g}", top=f"{top:g}"))
+    print(_("gradebook: {path}", path=ClassLayout(out).gradebook))
     for what, path in written.items():
-        print(f"{what}: {path}")
+        print(written_line(what, path))
+
+
+# What ``publishing.publish`` wrote, in the words of its printed line.
+WRITTEN = {"class report": N_("class report"), "grades": N_("grades"), "similarity": N_("similarity"),
+           "gradescope": N_("gradescope")}
+
+
+def written_line(what: str, path: object) -> str:
+    """``class report: DIR/class.html``: one file ``publish`` wrote."""
+    return _("{what}: {path}", what=_(WRITTEN[what]) if what in WRITTEN else what, path=path)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -340,31 +362,33 @@ def cmd_merge(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
     gradebook.existing(ClassLayout(out).gradebook)
     if args.student and len(args.results) != 1:
-        raise UsageError("--student names the student of one RESULTS_JSON; give one file")
+        raise UsageError(_("--student names the student of one RESULTS_JSON; give one file"))
     with _open_gradebook(out) as book:
         known = set(book.students())
         for path in map(Path, args.results):
             try:
                 incoming = results_json.read(path)
             except (OSError, ValueError) as exc:
-                print(f"{path}: skipped: cannot read it ({exc})")
+                print(_("{path}: skipped: cannot read it ({error})", path=path, error=exc))
                 continue
             student = args.student or Path(str(incoming.get("submission") or "")).name
             if student not in known:
-                print(f"{path}: skipped: no student {student!r} in the gradebook "
-                      "(give --student ID)")
+                print(_("{path}: skipped: no student {student} in the gradebook (give --student ID)",
+                        path=path, student=repr(student)))
                 continue
             try:
                 merged = book.merge(student, incoming)
             except GradebookError as exc:
-                print(f"{path}: skipped: {exc}")
+                print(_("{path}: skipped: {error}", path=path, error=exc))
                 continue
-            print(f"{student}: {merged.replaced} test(s) now have a real outcome, "
-                  f"{len(merged.conflicts)} conflict(s) kept as they were, "
-                  f"{len(merged.unknown)} unknown test(s)")
+            print(_("{student}: {replaced} test(s) now have a real outcome, {conflicts} conflict(s) kept as "
+                    "they were, {unknown} unknown test(s)", student=student, replaced=merged.replaced,
+                    conflicts=len(merged.conflicts), unknown=len(merged.unknown)))
             if merged.replaced and merged.submission is not None:
-                write_student(out, course, student, book.results_of(merged.submission))
-        written = publish(book, out, course, "gradescope" in (args.format or []))
+                write_student(out, course, student, book.results_of(merged.submission),
+                              getattr(args, "lang", i18n.Lang.EN))
+        written = publish(book, out, course, "gradescope" in (args.format or []),
+                          lang=getattr(args, "lang", i18n.Lang.EN))
     for what, where in written.items():
-        print(f"{what}: {where}")
+        print(written_line(what, where))
     return EXIT_OK

@@ -24,8 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from grader.core import assignments, results_json, term_grades
-from grader.core.errors import GraderFailed, NotGradable
+from grader.core import assignments, i18n, results_json, syllabus, term_grades
+from grader.core.errors import GraderFailed, NotGradable, UsageError
 from grader.core.files import write_atomically
 from grader.core.gradescope import (
     CONFIG,
@@ -142,6 +142,19 @@ def notebook_note(results: Results) -> str:
             + "\n".join(lines))
 
 
+def course_lang(root: Path) -> i18n.Lang:
+    """The language the student reads: ``$TORCHDRILL_LANG``, else the course's, else the
+    locale (``i18n.choose``); English when none of them names one this course speaks."""
+    try:
+        default = syllabus.load(root / "source" / PAYLOAD / COURSE).language
+    except (syllabus.CourseError, OSError):
+        default = None
+    try:
+        return i18n.choose(None, default)
+    except UsageError:
+        return i18n.Lang.EN
+
+
 def run(root: Path) -> dict[str, Any]:
     """Grade ``root/submission`` and write ``root/results/results.json`` (always)."""
     started = time.perf_counter()
@@ -156,7 +169,7 @@ def run(root: Path) -> dict[str, Any]:
         if term is not None:
             results["term"] = term
         results_json.write(results, results_dir / "torchdrill-results.json")  # for the instructor
-        answer = exports.gradescope(results)
+        answer = exports.gradescope(results, course_lang(root))
         answer["output"] += notebook_note(results)
         print(f"graded: {answer['score']:g} / {results['max_score']:g}")
     except NotGradable as exc:

@@ -18,23 +18,24 @@ from typing import Any
 
 from grader.classroom import similarity, term
 from grader.classroom.gradebook import Gradebook
-from grader.core import results_json, syllabus
+from grader.core import i18n, results_json, syllabus
 from grader.core.files import write_atomically
 from grader.core.layout import ClassLayout
 from grader.core.results_json import Results
 from grader.reports import student_report
 
 
-def write_student(out: Path, course: Path, student: str, results: Results) -> Path:
-    """``DIR/students/<ID>/results.json`` and ``index.html``, each written atomically."""
+def write_student(out: Path, course: Path, student: str, results: Results,
+                  lang: i18n.Lang = i18n.Lang.EN) -> Path:
+    """``DIR/students/<ID>/results.json`` and ``index.html`` (in ``lang``), each written atomically."""
     layout = ClassLayout(out).student(student)
     results_json.write(results, layout.results)
-    return student_report.write_report(results, layout.root, course)
+    return student_report.write_report(results, layout.root, course, lang)
 
 
 def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
             found: dict[str, Any] | None = None, reuse: bool = True,
-            graded: Iterable[str] = ()) -> dict[str, Path]:
+            graded: Iterable[str] = (), lang: i18n.Lang = i18n.Lang.EN) -> dict[str, Path]:
     """The class report and the exports, from the gradebook's current results; with
     ``found`` (``similarity.analyse``'s evidence), its section, similarity.json and
     similarity.csv; without it, the similarity.json an earlier run left (``reuse``),
@@ -42,14 +43,14 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
 
     In a term, the students whose term grade changed, and those ``graded`` now
     (their report was written before their grade was settled), get their
-    ``results.json`` and report written again with it."""
+    ``results.json`` and report written again with it. The reports are in ``lang``."""
     from grader.reports import class_report, exports, similarity_view
 
     current = book.current()
     changed = term.settle(book, course, current)
     for student in sorted(changed | set(graded)):
         if "term" in current.get(student, {}):
-            write_student(out, course, student, current[student])
+            write_student(out, course, student, current[student], lang)
     problems = book.problems()
     stored = ClassLayout(out).similarity
     if found is None and reuse and stored.is_file():
@@ -58,14 +59,14 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
         except (OSError, ValueError):
             found = None
     written = {"class report": class_report.write_class_report(current, problems, out, course,
-                                                              similarity=found),
+                                                              similarity=found, lang=lang),
                "grades": exports.write_grades_csv(current, ClassLayout(out).grades_csv,
                                                   course=_course_or_none(course))}
     if found is not None:
         write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
         written["similarity"] = similarity_view.write_csv(found, out / similarity_view.CSV_NAME)
     if gradescope:
-        paths = exports.write_gradescope_class(current, out)
+        paths = exports.write_gradescope_class(current, out, lang)
         if paths:
             written["gradescope"] = paths[0].parent
     return written

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from grader.core import course_secret, results_json
+from grader.core import course_secret, i18n, results_json
 from grader.core.errors import EXIT_OK, UsageError
+from grader.core.i18n import _
 from grader.core.layout import Layout
 from grader.core.results_json import Results
 from grader.core.syllabus import find_course
@@ -40,11 +41,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
                     extra_args=options.pytest_args(args, mode), show_progress=True)
     results_json.write(results, layout.results)  # only a finished grading replaces the last one
     table.render(results, verbose=args.verbose)
-    print(f"isolation: {table.isolation_summary(results)}")
+    print(_("isolation: {summary}", summary=table.isolation_summary(results)))
     drawn = results["environment"].get("examples") or {}
-    print("examples: " + (f"official, from the course secret {drawn.get('secret')} (wider ranges)"
-                          if drawn.get("drawn") == "secret" else "public (what every learner can replay)"))
-    print(f"results: {layout.results}")
+    print(_("examples: official, from the course secret {secret} (wider ranges)", secret=drawn.get("secret"))
+          if drawn.get("drawn") == "secret" else _("examples: public (what every learner can replay)"))
+    print(_("results: {path}", path=layout.results))
     _publish(results, layout.root, course, args)
     return EXIT_OK
 
@@ -55,7 +56,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         results = results_json.read(path)
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
+        raise UsageError(_("cannot read {path}: {error}", path=path, error=exc)) from None
     out = Path(args.out) if args.out else path.parent
     course = _report_course(args, path)
     table.render(results, verbose=args.verbose)
@@ -79,8 +80,9 @@ def _report_course(args: argparse.Namespace, results_path: Path) -> Path:
 def _publish(results: Results, out: Path, course: Path, args: argparse.Namespace) -> None:
     """Write index.html, and the exports asked for; print where each went."""
     student_report.templates_dir(course)
-    print(f"report: {student_report.write_report(results, out, course)}")
+    lang = getattr(args, "lang", i18n.Lang.EN)  # the language the command speaks (grader.cli.main)
+    print(_("report: {path}", path=student_report.write_report(results, out, course, lang)))
     if "gradescope" in (args.format or []):
-        print(f"gradescope: {exports.write_gradescope(results, out)}")
+        print(_("gradescope: {path}", path=exports.write_gradescope(results, out, lang)))
     if args.junit:
-        print(f"junit: {exports.write_junit(results, Path(args.junit))}")
+        print(_("junit: {path}", path=exports.write_junit(results, Path(args.junit))))

@@ -15,16 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
 
+from grader.core import i18n
 from grader.reports import present
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
 
+CJK_FONTS = ["PingFang SC", "Hiragino Sans GB", "Noto Sans CJK SC", "Source Han Sans SC",
+             "Microsoft YaHei"]
 BLUE, GREY, INK, MUTED = "#0969da", "#8c959f", "#1f2328", "#59636e"
 _RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": "torchdrill-class-report",  # ids in the SVG from data, not from chance
     "svg.fonttype": "none",  # text stays text (searchable, small, font-independent bytes)
-    "font.family": ["DejaVu Sans"],  # ships with matplotlib: same layout on every machine
+    # DejaVu Sans ships with matplotlib: the same layout on every machine. The SVG keeps its
+    # text as text, so the browser draws it: the CJK families after it give Chinese labels a glyph.
+    "font.family": ["DejaVu Sans", *CJK_FONTS],
     "font.size": 9,
     "text.parse_math": False,  # an exercise id with "$" is text, not TeX
     "axes.spines.top": False,
@@ -38,15 +43,30 @@ _RC: dict[RcKeyType, Any] = {
 _IDS = re.compile(r'(\bid="|url\(#|xlink:href="#|\bhref="#)')
 
 
-def charts(summary: dict[str, Any]) -> dict[str, Any]:
-    """Inline SVGs: ``totals`` (the histogram of totals) and ``exercises`` (by id)."""
+def charts(summary: dict[str, Any], t: i18n.Translator | None = None) -> dict[str, Any]:
+    """Inline SVGs: ``totals`` (the histogram of totals) and ``exercises`` (by id), their
+    words in ``t``'s language (English by default)."""
+    import logging
+    import warnings
+
     import matplotlib
 
-    with matplotlib.rc_context(_RC):
-        out: dict[str, Any] = {"totals": _totals_chart(summary["totals"]), "exercises": {}}
-        for k, ex in enumerate(summary["exercises"]):
-            if ex["graded"]:
-                out["exercises"][ex["id"]] = _exercise_chart(ex, f"ex{k}-")
+    t = t or i18n.translator(i18n.Lang.EN)
+    # matplotlib warns once per missing family while it lays text out; the families after
+    # DejaVu Sans are for the browser (the SVG's font-family), not for matplotlib
+    font_log = logging.getLogger("matplotlib.font_manager")
+    level = font_log.level
+    font_log.setLevel(logging.ERROR)
+    try:
+        with matplotlib.rc_context(_RC), warnings.catch_warnings():
+            # the text is laid out with DejaVu Sans, which has no CJK glyph: the browser draws them
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
+            out: dict[str, Any] = {"totals": _totals_chart(summary["totals"], t), "exercises": {}}
+            for k, ex in enumerate(summary["exercises"]):
+                if ex["graded"]:
+                    out["exercises"][ex["id"]] = _exercise_chart(ex, f"ex{k}-", t)
+    finally:
+        font_log.setLevel(level)
     return out
 
 
@@ -78,7 +98,7 @@ def _bins(top: float, count: int) -> list[float]:
     return [top * i / count for i in range(count + 1)]
 
 
-def _totals_chart(totals: dict[str, Any]) -> Markup | None:
+def _totals_chart(totals: dict[str, Any], t: i18n.Translator) -> Markup | None:
     scores = totals["scores"]
     if not scores:
         return None
@@ -89,36 +109,38 @@ def _totals_chart(totals: dict[str, Any]) -> Markup | None:
     for k, bar in enumerate(bars):  # ids the browser test finds them by
         bar.set_gid(f"bar-{k}")
     ax.axvline(totals["mean"], color=INK, linestyle="--", linewidth=1,
-               label=f"mean {present.number(totals['mean'])}")
+               label=t.gettext("mean {value}", value=present.number(totals["mean"])))
     ax.axvline(totals["median"], color="#bc4c00", linestyle=":", linewidth=1.4,
-               label=f"median {present.number(totals['median'])}")
+               label=t.gettext("median {value}", value=present.number(totals["median"])))
     ax.set_xlim(0, top if top > 0 else 1)
-    ax.set_xlabel(f"total points (of {present.number(totals['full_points'])})")
-    ax.set_ylabel("students")
+    ax.set_xlabel(t.gettext("total points (of {points})", points=present.number(totals["full_points"])))
+    ax.set_ylabel(t.gettext("students"))
     _integer_counts(ax)
     # above the plot, never over the bars (they may be anywhere, up to the top)
     legend = ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=2, borderaxespad=0,
                        fontsize=8)
     legend.set_gid("legend")
-    label = (f"Histogram of total scores of {len(scores)} students: mean "
-             f"{present.number(totals['mean'])}, median {present.number(totals['median'])}")
+    label = t.gettext("Histogram of total scores of {n} students: mean {mean}, median {median}",
+                      n=len(scores), mean=present.number(totals["mean"]),
+                      median=present.number(totals["median"]))
     return _svg(fig, "totals-", label)
 
 
-def _exercise_chart(ex: dict[str, Any], prefix: str) -> Markup:
+def _exercise_chart(ex: dict[str, Any], prefix: str, t: i18n.Translator) -> Markup:
     fig = _figure(3.2, 1.55, {"left": 0.1, "right": 0.97, "bottom": 0.25, "top": 0.95})
     ax = fig.add_subplot()
     stubs = ex["not_attempted"]
     # a stub scores 0: stubs are stacked in grey on the first bin
     ax.hist([ex["attempted_scores"], [0.0] * stubs], bins=_bins(ex["points"], 10), stacked=True,
             color=[BLUE, GREY], edgecolor="white", linewidth=0.5,
-            label=["attempted", "not attempted"])
+            label=[t.gettext("attempted"), t.gettext("not attempted")])
     ax.set_xlim(0, ex["points"] if ex["points"] > 0 else 1)
-    ax.set_xlabel("points", fontsize=8, labelpad=1)
+    ax.set_xlabel(t.gettext("points"), fontsize=8, labelpad=1)
     ax.tick_params(labelsize=7.5, length=2.5)
     _integer_counts(ax)
-    label = (f"Histogram of scores on {ex['id']} for {ex['graded']} students"
-             + (f", {stubs} not attempted" if stubs else ""))
+    label = (t.gettext("Histogram of scores on {drill} for {n} students, {stubs} not attempted",
+                       drill=ex["id"], n=ex["graded"], stubs=stubs) if stubs else
+             t.gettext("Histogram of scores on {drill} for {n} students", drill=ex["id"], n=ex["graded"]))
     return _svg(fig, prefix, label)
 
 

@@ -35,7 +35,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from grader.core import syllabus
+from grader.core import drill_texts, i18n, syllabus
 from grader.core.files import write_atomically
 from grader.core.layout import REPORT, STUDENTS, ClassLayout
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
@@ -97,14 +97,18 @@ def content_security_policy() -> str:
 
 
 def student_href(student_id: str) -> str:
-    """``students/<ID>/index.html``, the id URL-quoted (a ``#`` or ``?`` is a name here)."""
-    return f"{STUDENTS}/{quote(student_id, safe='')}/{REPORT}"  # each student's own report
+    """``students/<ID>/index.html``, the id URL-quoted (a ``#`` or ``?`` is a name here);
+    letters and digits of any script stay as they are (``students/张三/index.html``: an
+    HTML link may hold them, and the page reads as the folder is named)."""
+    safe = "".join(c if c.isalnum() or c in "._-" else quote(c, safe="") for c in student_id)
+    return f"{STUDENTS}/{safe}/{REPORT}"  # each student's own report
 
 
 # ------------------------------------------------------------------ figures
 
 def class_summary(results_by_student: Mapping[str, Results],
-                  problems: dict[str, str], order: Sequence[str] = ()) -> dict[str, Any]:
+                  problems: dict[str, str], order: Sequence[str] = (),
+                  t: i18n.Translator | None = None) -> dict[str, Any]:
     """Every figure on the class page, as plain data; exercises in course order
     (``order``: drill ids as ``course.toml`` lists them; others after them, by id).
 
@@ -117,14 +121,17 @@ def class_summary(results_by_student: Mapping[str, Results],
       and the function it calls was not a stub: outcome passed, failed, error or
       timed out), sorted worst first, with the most common failing inputs.
     - ``totals``, ``students`` (the roster), ``errors``, ``problems``, ``suites``.
+
+    Its few words (a suite not recorded, an error's message) are in ``t``'s language.
     """
+    t = t or i18n.translator(i18n.Lang.EN)
     ids = sorted(results_by_student)
     catalogue = _catalogue(results_by_student, ids, order)
     roster = [_roster_row(i, sid, results_by_student[sid], catalogue)
               for i, sid in enumerate(ids)]
     totals = [row["score"] for row in roster]
     full_points = sum(ex["points"] for ex in catalogue.values())
-    suites = Counter(results_by_student[sid].get("suite_hash") or "not recorded" for sid in ids)
+    suites = Counter(results_by_student[sid].get("suite_hash") or t.gettext("not recorded") for sid in ids)
     stamps = sorted(r["graded_at"] for r in results_by_student.values() if r.get("graded_at"))
     return {
         "student_count": len(ids),
@@ -140,7 +147,7 @@ def class_summary(results_by_student: Mapping[str, Results],
             "max": max(totals, default=None),
             "with_pending": sum(1 for row in roster if row["pending_points"]),
         },
-        "errors": _errors(results_by_student, ids),
+        "errors": _errors(results_by_student, ids, t),
         "flags": _flags(results_by_student, ids),
         "problems": [{"name": name, "reason": problems[name]} for name in sorted(problems)],
         "suites": [{"hash": h, "students": n} for h, n in sorted(suites.items())],
@@ -297,7 +304,7 @@ def input_text(counterexample: dict[str, Any] | None) -> str | None:
 
 def _call_line(call: dict[str, Any]) -> str:
     notes = []
-    for name, t in counterexamples.call_tensors(call):
+    for name, t in counterexamples.call_tensors(call, i18n.translator(i18n.Lang.EN)):  # a key: one language
         shape = t.get("shape") or []
         size = 1
         for d in shape:
@@ -320,7 +327,8 @@ def _contiguous(shape: list[int]) -> list[int]:
     return strides[::-1]
 
 
-def _errors(results_by_student: Mapping[str, Results], ids: list[str]) -> list[dict[str, Any]]:
+def _errors(results_by_student: Mapping[str, Results], ids: list[str],
+            t: i18n.Translator) -> list[dict[str, Any]]:
     """Errors and timeouts, by student: where, and the first line of the message. The
     properties of one drill that ended the same way (a file that does not import ends
     them all) are one row: its first property, and how many more."""
@@ -328,17 +336,17 @@ def _errors(results_by_student: Mapping[str, Results], ids: list[str]) -> list[d
     for sid in ids:
         for ex in results_by_student[sid]["exercises"]:
             same: dict[tuple[str, str], dict[str, Any]] = {}
-            for t in ex["tests"]:
-                if t["outcome"] in (ERROR, TIMED_OUT):
-                    message = present.first_line(present.split_traceback(t.get("message") or "")[0])
-                    message = message or present.label(t["outcome"])
-                    row = same.get((t["outcome"], message))
+            for test in ex["tests"]:
+                if test["outcome"] in (ERROR, TIMED_OUT):
+                    message = present.first_line(present.split_traceback(present.message(test, t))[0])
+                    message = message or present.label(test["outcome"], t)
+                    row = same.get((test["outcome"], message))
                     if row is not None:
                         row["more"] += 1
                         continue
-                    row = same[(t["outcome"], message)] = {
-                        "student": sid, "href": student_href(sid), "exercise": ex["id"], "test": t["name"],
-                        "outcome": t["outcome"], "message": message, "more": 0}
+                    row = same[(test["outcome"], message)] = {
+                        "student": sid, "href": student_href(sid), "exercise": ex["id"], "test": test["name"],
+                        "outcome": test["outcome"], "message": message, "more": 0}
                     rows.append(row)
     return rows
 
@@ -366,20 +374,23 @@ def _flags(results_by_student: Mapping[str, Results], ids: list[str]) -> list[di
 # ------------------------------------------------------------------ page
 
 def render_html(results_by_student: Mapping[str, Results], problems: dict[str, str],
-                course: Path, *, title: str | None = None, similarity: dict[str, Any] | None = None) -> str:
-    """The class page as one self-contained HTML document (same data, same bytes)."""
+                course: Path, *, title: str | None = None, similarity: dict[str, Any] | None = None,
+                lang: i18n.Lang = i18n.Lang.EN) -> str:
+    """The class page as one self-contained HTML document in ``lang`` (same data, same bytes)."""
     folder = course / student_report.TEMPLATES_DIR
     if not (folder / CLASS_TEMPLATE).is_file():
-        raise student_report.ReportError(f"no class report template at {folder / CLASS_TEMPLATE}: the "
-                                 f"course folder {course} needs {student_report.TEMPLATES_DIR}/"
-                                 f"{CLASS_TEMPLATE} (run inside the torchdrill checkout, or "
-                                 "pass --course DIR)")
-    summary = class_summary(results_by_student, problems, course_order(course))
-    template = student_report.environment(folder).get_template(CLASS_TEMPLATE)
+        raise student_report.ReportError(i18n._(
+            "no class report template at {path}: the course folder {course} needs {needed} (run "
+            "inside the torchdrill checkout, or pass --course DIR)", path=folder / CLASS_TEMPLATE,
+            course=course, needed=f"{student_report.TEMPLATES_DIR}/{CLASS_TEMPLATE}"))
+    t = i18n.translator(lang)
+    localized = {student: drill_texts.with_titles(r, course, lang) for student, r in results_by_student.items()}
+    summary = class_summary(localized, problems, course_order(course), t)
+    template = student_report.environment(folder, lang).get_template(CLASS_TEMPLATE)
     return template.render(
         s=summary,
-        charts=charts(summary),
-        title=title or f"Class report: {summary['student_count']} students",
+        charts=charts(summary, t),
+        title=title or t.gettext("Class report: {n} students", n=summary["student_count"]),
         csp=content_security_policy(),
         sort_script=Markup(SORT_SCRIPT),
         student_href=student_href,
@@ -390,8 +401,8 @@ def render_html(results_by_student: Mapping[str, Results], problems: dict[str, s
 
 def write_class_report(results_by_student: Mapping[str, Results], problems: dict[str, str],
                        out: Path, course: Path, *, title: str | None = None,
-                       similarity: dict[str, Any] | None = None) -> Path:
-    """Render and write ``out/class.html`` atomically; returns its path."""
+                       similarity: dict[str, Any] | None = None, lang: i18n.Lang = i18n.Lang.EN) -> Path:
+    """Render and write ``out/class.html`` atomically (in ``lang``); returns its path."""
     return write_atomically(ClassLayout(out).class_report,
                             render_html(results_by_student, problems, course, title=title,
-                                        similarity=similarity))
+                                        similarity=similarity, lang=lang))

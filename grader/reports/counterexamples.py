@@ -16,7 +16,8 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from grader.reports.present import captured_output, split_traceback
+from grader.core.i18n import Translator
+from grader.reports.present import captured_output, message, split_traceback, words
 
 
 def is_tensor(value: Any) -> bool:
@@ -164,42 +165,47 @@ def tensors_in(value: Any, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
             yield from tensors_in(v, f"{name}[{k!r}]")
 
 
-def call_tensors(call: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def call_tensors(call: dict[str, Any], t: Translator | None = None) -> list[tuple[str, dict[str, Any]]]:
     """The tensors a call was given, named ``argument 1``, ``num_classes=``, ...."""
+    t = words(t)
     found: list[tuple[str, dict[str, Any]]] = []
     for i, a in enumerate(call.get("args", [])):
-        found += tensors_in(a, f"argument {i + 1}")
+        found += tensors_in(a, t.gettext("argument {n}", n=i + 1))
     for k, v in call.get("kwargs", {}).items():
         found += tensors_in(v, f"{k}=")
     return found
 
 
-def diff_lines(diff: dict[str, Any], got: Any = None, expected: Any = None) -> list[str]:
+def diff_lines(diff: dict[str, Any], got: Any = None, expected: Any = None,
+               t: Translator | None = None) -> list[str]:
     """What differs, in a few short lines (the tensor-aware diff)."""
+    t = words(t)
     kind = diff.get("kind")
     if not kind:
         return []
     if kind == "values":
         n, total = diff.get("mismatched"), diff.get("total")
-        lines = [f"{n} of {total} {'element differs' if total == 1 else 'elements differ'}"]
+        lines = [t.gettext("{n} of {total} element differs", n=n, total=total) if total == 1
+                 else t.gettext("{n} of {total} elements differ", n=n, total=total)]
         if diff.get("max_abs_error") is not None:
-            lines.append(f"max absolute error {diff['max_abs_error']:.6g}")
+            lines.append(t.gettext("max absolute error {error}", error=f"{diff['max_abs_error']:.6g}"))
         if diff.get("max_rel_error") is not None:
-            lines.append(f"max relative error {diff['max_rel_error']:.6g}")
+            lines.append(t.gettext("max relative error {error}", error=f"{diff['max_rel_error']:.6g}"))
         if diff.get("first_indices"):
             shown = ", ".join(str(tuple(i)) for i in diff["first_indices"])
-            lines.append(f"first differing indices: {shown}")
+            lines.append(t.gettext("first differing indices: {indices}", indices=shown))
         return lines
     if kind in ("dtype", "shape", "device") and is_tensor(got) and is_tensor(expected):
         g, e = got.get(kind), expected.get(kind)
         if kind == "shape":
             g, e = tuple(g or ()), tuple(e or ())
-        return [f"{kind} differs: got {g}, expected {e}"]
+        return [t.gettext("{kind} differs: got {got}, expected {expected}", kind=kind, got=g, expected=e)]
     if kind == "type":
-        return [f"type differs: got {value_text(got)}, expected {value_text(expected)}"]
+        return [t.gettext("type differs: got {got}, expected {expected}", got=value_text(got),
+                          expected=value_text(expected))]
     if kind == "length":
-        return ["number of items differs"]
-    return [f"{kind} differs"]
+        return [t.gettext("number of items differs")]
+    return [t.gettext("{kind} differs", kind=kind)]
 
 
 def differing_field(test: Mapping[str, Any]) -> str:
@@ -256,10 +262,10 @@ def _returned_lines(result: Any, got: Any) -> list[str]:
     return lines
 
 
-def problem_text(test: Mapping[str, Any]) -> str:
+def problem_text(test: Mapping[str, Any], t: Translator | None = None) -> str:
     """Message, counterexample and the student's traceback of a property, as plain text."""
-    message, tb = split_traceback(test.get("message") or "")
-    parts = [message, counterexample_text(test), tb]
+    text, tb = split_traceback(message(test, t))
+    parts = [text, counterexample_text(test), tb]
     for stream, text in captured_output(test):
         parts.append(f"captured {stream}:\n{text.rstrip()}")
     return "\n".join(p for p in parts if p)

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from grader.core import i18n
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.layout import ClassLayout, Layout
@@ -44,17 +45,19 @@ class ExportError(UsageError, ValueError):
 
 # ------------------------------------------------------------------ Gradescope
 
-def gradescope(results: Results) -> dict[str, Any]:
-    """Gradescope's autograder ``results.json`` for a torchdrill results document."""
+def gradescope(results: Results, lang: i18n.Lang = i18n.Lang.EN) -> dict[str, Any]:
+    """Gradescope's autograder ``results.json`` for a torchdrill results document; what a
+    student reads there is in ``lang``."""
+    words = i18n.translator(lang)
     tests = []
     for ex in results["exercises"]:
         for t in ex["tests"]:
-            tests.append(_gradescope_test(ex, t))
+            tests.append(_gradescope_test(ex, t, words))
     term = term_view.term_of(results)
     return {
         "score": results["score"] if term is None else term["final"],  # a term's final points are the grade
         "max_score": results["max_score"],
-        "output": _gradescope_summary(results),
+        "output": _gradescope_summary(results, words),
         "output_format": "text",  # plain text: submission strings are never rendered as HTML
         "test_output_format": "text",
         "visibility": "visible",
@@ -63,7 +66,7 @@ def gradescope(results: Results) -> dict[str, Any]:
     }
 
 
-def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any]) -> dict[str, Any]:
+def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any], words: i18n.Translator) -> dict[str, Any]:
     share = present.property_points(ex, t)
     worth = round(share, 4) if share is not None else 0.0
     passed = t["outcome"] == PASSED
@@ -71,7 +74,7 @@ def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any]) -> dict[str, A
         "name": f"{ex['id']}: {t['name']}",
         "score": worth if passed else 0.0,
         "max_score": worth,
-        "output": _truncate(_test_output(t)),
+        "output": _truncate(_test_output(t, words)),
         "visibility": "after_published" if t.get("hidden") else "visible",
         "tags": [ex["id"], *t.get("markers", [])],
     }
@@ -80,32 +83,32 @@ def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any]) -> dict[str, A
     return test
 
 
-def _test_output(t: Mapping[str, Any]) -> str:
-    outcome = present.label(t["outcome"])
+def _test_output(t: Mapping[str, Any], words: i18n.Translator) -> str:
+    outcome = present.label(t["outcome"], words)
     if t["outcome"] == PASSED:
         return outcome
     if t["outcome"] in present.PROBLEMS:
-        return f"{outcome}: {counterexamples.problem_text(t)}"
-    return f"{outcome}: {t.get('message') or ''}".rstrip(": ")
+        return f"{outcome}: {counterexamples.problem_text(t, words)}"
+    return f"{outcome}: {present.message(t, words)}".rstrip(": ")
 
 
-def _gradescope_summary(results: Results) -> str:
-    lines = [f"torchdrill {results.get('grader_version', '')}: "
-             f"{present.score_text(results['score'], results['max_score'])} points"]
+def _gradescope_summary(results: Results, words: i18n.Translator) -> str:
+    lines = [words.gettext("torchdrill {version}: {score} points", version=results.get("grader_version", ""),
+                           score=present.score_text(results["score"], results["max_score"]))]
     term = term_view.term_of(results)
     if term is not None:
-        lines += [*term_view.summary_lines(term), ""]
+        lines += [*term_view.summary_lines(term, words), ""]
     for ex in results["exercises"]:
-        score = ("pending (not run here)" if ex["status"] == NOT_RUN
+        score = (words.gettext("pending (not run here)") if ex["status"] == NOT_RUN
                  else present.score_text(ex["score"], ex["max_score"]))
-        lines.append(f"{ex['id']}: {score}, {present.label(ex['status'])}")
+        lines.append(f"{ex['id']}: {score}, {present.label(ex['status'], words)}")
     return "\n".join(lines)
 
 
-def write_gradescope(results: Results, out: Path) -> Path:
+def write_gradescope(results: Results, out: Path, lang: i18n.Lang = i18n.Lang.EN) -> Path:
     """Write ``out/gradescope/results.json``; returns its path."""
     path = Layout(out).gradescope
-    write_atomically(path, json.dumps(gradescope(results), indent=1) + "\n")
+    write_atomically(path, json.dumps(gradescope(results, lang), indent=1) + "\n")
     return path
 
 
@@ -285,7 +288,8 @@ def check_file_id(student_id: str) -> str:
     return student_id
 
 
-def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path) -> list[Path]:
+def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path,
+                           lang: i18n.Lang = i18n.Lang.EN) -> list[Path]:
     """Write ``out/gradescope/<ID>.json`` (Gradescope's results, as ``gradescope``
     makes them) for every student, sorted by id; returns the paths.
 
@@ -307,7 +311,7 @@ def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path)
     paths = []
     for sid in ids:
         path = ClassLayout(out).gradescope / f"{sid}.json"
-        write_atomically(path, json.dumps(gradescope(results_by_student[sid]), indent=1) + "\n")
+        write_atomically(path, json.dumps(gradescope(results_by_student[sid], lang), indent=1) + "\n")
         paths.append(path)
     return paths
 

@@ -12,18 +12,20 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from grader.core import i18n
+from grader.core.i18n import N_, Translator
 from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
-from grader.core.results_json import Results
+from grader.core.results_json import Results, message_text
 
 # Outcomes (of a property) and statuses (of an exercise) in a learner's words.
 LABELS = {
-    PASSED: "passed",
-    FAILED: "failed",
-    ERROR: "error",
-    TIMED_OUT: "timed out",
-    NOT_ATTEMPTED: "not attempted",
-    NOT_RUN: "not run here",
-    "partial": "partly passed",
+    PASSED: N_("passed"),
+    FAILED: N_("failed"),
+    ERROR: N_("error"),
+    TIMED_OUT: N_("timed out"),
+    NOT_ATTEMPTED: N_("not attempted"),
+    NOT_RUN: N_("not run here"),
+    "partial": N_("partly passed"),
 }
 
 # Outcomes that come with an explanation worth reading (message, counterexample).
@@ -37,9 +39,16 @@ TRACEBACK_MARK = "Traceback (student code only):"
 _Test = TypeVar("_Test", bound=Mapping[str, Any])  # a test's record: ``TestResult`` or a plain dict
 
 
-def label(outcome_or_status: str) -> str:
-    """``not_attempted`` -> ``not attempted``."""
-    return LABELS.get(outcome_or_status, outcome_or_status.replace("_", " "))
+def words(t: Translator | None) -> Translator:
+    """``t``, or the language of the running command (what prints to a terminal)."""
+    return t if t is not None else i18n.current()
+
+
+def label(outcome_or_status: str, t: Translator | None = None) -> str:
+    """``not_attempted`` -> ``not attempted`` (in ``t``'s language)."""
+    if outcome_or_status in LABELS:
+        return words(t)(LABELS[outcome_or_status])
+    return outcome_or_status.replace("_", " ")
 
 
 def number(x: float | int | None, digits: int = 2) -> str:
@@ -105,19 +114,24 @@ def main_problem(exercise: Mapping[str, Any]) -> Any:
     return lost[0] if lost else None
 
 
-def reason(test: Mapping[str, Any]) -> str:
+def message(test: Mapping[str, Any], t: Translator | None = None) -> str:
+    """A test's message in ``t``'s language (``results_json.message_text``)."""
+    return message_text(dict(test), words(t))
+
+
+def reason(test: Mapping[str, Any], t: Translator | None = None) -> str:
     """Why a property was lost, in one line: its message's first line (the student's
     traceback left out), or its outcome when there is no message."""
-    message, _ = split_traceback(test.get("message") or "")
-    return first_line(message) or label(test["outcome"])
+    text, _ = split_traceback(message(test, t))
+    return first_line(text) or label(test["outcome"], t)
 
 
-def reasons(exercise: Mapping[str, Any]) -> list[dict[str, Any]]:
+def reasons(exercise: Mapping[str, Any], t: Translator | None = None) -> list[dict[str, Any]]:
     """Each distinct reason the exercise lost properties for, the heaviest first:
     ``{"reason", "tests" (the records, heaviest first), "weight" (their total)}``."""
     groups: dict[str, list[Any]] = {}
-    for t in problems(exercise):
-        groups.setdefault(reason(t), []).append(t)
+    for test in problems(exercise):
+        groups.setdefault(reason(test, t), []).append(test)
     return [{"reason": r, "tests": ts, "weight": sum(_weight(t) for t in ts)} for r, ts in groups.items()]
 
 
@@ -143,20 +157,23 @@ def first_line(text: str) -> str:
 _OLD_CUDA_REASON = "needs a CUDA device; this runner has none (run tox -e cuda on a CUDA machine)"
 
 
-def not_run_reason(test: Mapping[str, Any]) -> str:
+def not_run_reason(test: Mapping[str, Any], t: Translator | None = None) -> str:
     """Why a test was not run here, in today's words (older results.json told a student
     to run ``tox -e cuda``, which grades the reference, not their work)."""
-    message = (test.get("message") or "").strip() or "no reason given"
-    return CUDA_REASON if message == _OLD_CUDA_REASON else message
+    t = words(t)
+    text = message(test, t).strip() or t.gettext("no reason given")
+    if text == _OLD_CUDA_REASON or (text == CUDA_REASON and not test.get("message_id")):
+        return t(CUDA_REASON)
+    return text
 
 
-def not_run_here(results: Results) -> list[dict[str, Any]]:
+def not_run_here(results: Results, t: Translator | None = None) -> list[dict[str, Any]]:
     """Tests not run on this machine, grouped by reason: [{reason, tests: [ids]}]."""
     groups: dict[str, list[str]] = {}
     for ex in results["exercises"]:
-        for t in ex["tests"]:
-            if t["outcome"] == NOT_RUN:
-                groups.setdefault(not_run_reason(t), []).append(f"{ex['id']}::{t['name']}")
+        for test in ex["tests"]:
+            if test["outcome"] == NOT_RUN:
+                groups.setdefault(not_run_reason(test, t), []).append(f"{ex['id']}::{test['name']}")
     return [{"reason": r, "tests": ids} for r, ids in groups.items()]
 
 
@@ -179,57 +196,63 @@ def captured_output(test: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 # ------------------------------------------------------------------ the environment
 
-_ENVIRONMENT_LABELS = {"cuda_available": "CUDA", "workers": "workers", "shrink": "shrinking",
-                       "examples": "examples", "budgets": "time budgets", "grading": "graded on",
-                       "isolation": "isolation"}
+_ENVIRONMENT_LABELS = {"cuda_available": N_("CUDA"), "workers": N_("workers"), "shrink": N_("shrinking"),
+                       "examples": N_("examples"), "budgets": N_("time budgets"), "grading": N_("graded on"),
+                       "isolation": N_("isolation")}
 
 
-def environment_items(environment: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+def environment_items(environment: Mapping[str, Any] | None,
+                      t: Translator | None = None) -> list[tuple[str, str]]:
     """What ``results.json``'s ``environment`` says, as (label, sentence) pairs for people:
     never a Python dict or list (``budgets``, ``grading``, ``examples`` are summed up)."""
+    t = words(t)
     items = []
     for key, value in (environment or {}).items():
         if value is None or value == {} or value == []:
             continue
-        text = _ENVIRONMENT_TEXT.get(key, _plain)(value)
+        text = _ENVIRONMENT_TEXT.get(key, _plain)(value, t)
         if text:
-            items.append((_ENVIRONMENT_LABELS.get(key, key.replace("_", " ")), text))
+            name = _ENVIRONMENT_LABELS.get(key)
+            items.append((t(name) if name else key.replace("_", " "), text))
     return items
 
 
-def _plain(value: Any) -> str:
+def _plain(value: Any, t: Translator) -> str:
     """Any JSON value as words: ``yes``/``no``, numbers, ``key value, ...``; never a repr."""
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return t.gettext("yes") if value else t.gettext("no")
     if isinstance(value, (int, float)):
         return number(value)
     if isinstance(value, Mapping):
-        return ", ".join(f"{str(k).replace('_', ' ')} {_plain(v)}" for k, v in value.items()
+        return ", ".join(f"{str(k).replace('_', ' ')} {_plain(v, t)}" for k, v in value.items()
                          if v not in (None, "", [], {}))
     if isinstance(value, (list, tuple)):
-        return ", ".join(_plain(v) for v in value)
+        return ", ".join(_plain(v, t) for v in value)
     return str(value)
 
 
-def _cuda_text(value: Any) -> str:
-    return ("available" if value else "not available") if isinstance(value, bool) else _plain(value)
-
-
-def _workers_text(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return "one process" if value <= 1 else f"{value} in parallel"
-    return _plain(value)
-
-
-def _shrink_text(value: Any) -> str:
+def _cuda_text(value: Any, t: Translator) -> str:
     if isinstance(value, bool):
-        return "on (smallest failing inputs)" if value else "off (failing inputs as first found)"
-    return _plain(value)
+        return t.gettext("available") if value else t.gettext("not available")
+    return _plain(value, t)
 
 
-def _isolation_text(value: Any) -> str:
+def _workers_text(value: Any, t: Translator) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return t.gettext("one process") if value <= 1 else t.gettext("{n} in parallel", n=value)
+    return _plain(value, t)
+
+
+def _shrink_text(value: Any, t: Translator) -> str:
+    if isinstance(value, bool):
+        return (t.gettext("on (smallest failing inputs)") if value
+                else t.gettext("off (failing inputs as first found)"))
+    return _plain(value, t)
+
+
+def _isolation_text(value: Any, t: Translator) -> str:
     if not isinstance(value, Mapping):
-        return _plain(value)
+        return _plain(value, t)
     layers = value.get("layers") or {}
     text = str(value.get("mode") or "?")
     if isinstance(layers, Mapping) and layers:
@@ -237,43 +260,57 @@ def _isolation_text(value: Any) -> str:
     return text
 
 
-def _examples_text(value: Any) -> str:
+def _examples_text(value: Any, t: Translator) -> str:
+    public = t.gettext("public (the ones in your tests)")
     if not isinstance(value, Mapping):
-        return "public (the ones in your tests)" if value == "public" else _plain(value)
+        return public if value == "public" else _plain(value, t)
     if value.get("drawn") == "public":
-        return "public (the ones in your tests)"
+        return public
     if value.get("drawn") == "secret":
         widened = value.get("widened")
-        return ("official: drawn from the course secret"
-                + (f" {value['secret']}" if value.get("secret") else "")
-                + (f", ranges {number(widened)}× wider" if isinstance(widened, (int, float))
-                   and widened != 1 else ""))
-    return _plain(value)
+        wider = isinstance(widened, (int, float)) and widened != 1
+        secret = value.get("secret")
+        if secret and wider:
+            return t.gettext("official: drawn from the course secret {secret}, ranges {factor}× wider",
+                             secret=secret, factor=number(widened))
+        if secret:
+            return t.gettext("official: drawn from the course secret {secret}", secret=secret)
+        if wider:
+            return t.gettext("official: drawn from the course secret, ranges {factor}× wider",
+                             factor=number(widened))
+        return t.gettext("official: drawn from the course secret")
+    return _plain(value, t)
 
 
-def _budgets_text(value: Any) -> str:
+def _budgets_text(value: Any, t: Translator) -> str:
     if not isinstance(value, Mapping):
-        return _plain(value)
+        return _plain(value, t)
     drills = value.get("drills") or {}
     source = value.get("source") or {}
     if not isinstance(drills, Mapping) or not drills:
-        return _plain(value)
+        return _plain(value, t)
     seconds = [float(s) for s in drills.values() if isinstance(s, (int, float))]
     measured = sum(1 for s in source.values() if s == "reference") if isinstance(source, Mapping) else 0
-    text = f"{plural(len(drills), 'drill')}, {number(sum(seconds), 0)} s in all"
+    text = t.ngettext("{n} drill, {seconds} s in all", "{n} drills, {seconds} s in all", len(drills),
+                      seconds=number(sum(seconds), 0))
     if isinstance(value.get("factor"), (int, float)) and isinstance(value.get("margin_s"), (int, float)):
-        text += (f" ({number(value['factor'])}× the reference's time + {number(value['margin_s'])} s"
-                 + (f"; {plural(len(drills) - measured, 'drill')} without a reference time"
-                    if measured < len(drills) else "") + ")")
+        factor, margin = number(value["factor"]), number(value["margin_s"])
+        if measured < len(drills):
+            text += t.ngettext(" ({factor}× the reference's time + {margin} s; {n} drill without a "
+                               "reference time)",
+                               " ({factor}× the reference's time + {margin} s; {n} drills without a "
+                               "reference time)", len(drills) - measured, factor=factor, margin=margin)
+        else:
+            text += t.gettext(" ({factor}× the reference's time + {margin} s)", factor=factor, margin=margin)
     return text
 
 
-def _grading_text(value: Any) -> str:
+def _grading_text(value: Any, t: Translator) -> str:
     if not isinstance(value, Mapping):
-        return _plain(value)
+        return _plain(value, t)
     text = str(value.get("worker") or "?")
     if value.get("cuda_worker"):
-        text += f"; cuda tests on {value['cuda_worker']}"
+        text += t.gettext("; cuda tests on {worker}", worker=value["cuda_worker"])
     return text
 
 

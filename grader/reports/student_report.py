@@ -8,17 +8,25 @@ Autoescaping is on for the whole template and the few filters that build markup
 (``values_html``) escape every piece themselves: anything a submission returned
 or printed reaches the page as text. The page also carries a Content Security
 Policy that forbids scripts, so even a missed escape could not run one.
+
+The report speaks one language (``i18n.Lang``, English by default): the templates' words
+are gettext messages (``{{ _("...") }}``, ``ngettext``: jinja2's i18n extension, newstyle,
+domain ``reports``), and each language has its own environment, made once and never
+changed per render; the words the filters add (outcomes, the environment, reasons) and
+the tests' kept messages (``results_json.message_text``) are in that language too.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
+from grader.core import drill_texts, i18n
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.layout import Layout
@@ -37,22 +45,41 @@ def templates_dir(course: Path) -> Path:
     """``course/report_templates``, checked to hold the student template."""
     folder = course / TEMPLATES_DIR
     if not (folder / STUDENT_TEMPLATE).is_file():
-        raise ReportError(f"no report template at {folder / STUDENT_TEMPLATE}: the course folder "
-                          f"{course} needs {TEMPLATES_DIR}/{STUDENT_TEMPLATE} (run inside the "
-                          "torchdrill checkout, or pass --course DIR)")
+        raise ReportError(i18n._("no report template at {path}: the course folder {course} needs "
+                                 "{needed} (run inside the torchdrill checkout, or pass --course DIR)",
+                                 path=folder / STUDENT_TEMPLATE, course=course,
+                                 needed=f"{TEMPLATES_DIR}/{STUDENT_TEMPLATE}"))
     return folder
 
 
-def environment(folder: Path) -> jinja2.Environment:
-    """A jinja2 environment over ``folder`` with autoescaping always on."""
+def environment(folder: Path, lang: i18n.Lang = i18n.Lang.EN) -> jinja2.Environment:
+    """A jinja2 environment over ``folder`` with autoescaping always on, speaking
+    ``lang``: one per folder and language, made once (never changed per render)."""
+    return _environment(str(folder), i18n.Lang(lang))
+
+
+def _plural_number(n: Any) -> int:
+    """The count gettext picks a plural form by: an int (a score may be a float)."""
+    try:
+        return int(n) if float(n) == int(n) else 2
+    except (TypeError, ValueError, OverflowError):
+        return 2
+
+
+@cache
+def _environment(folder: str, lang: i18n.Lang) -> jinja2.Environment:
+    t = i18n.translator(lang)
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
+        loader=jinja2.FileSystemLoader(folder),
         autoescape=True,  # every template, whatever its file name
         undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        t.catalog.gettext, lambda s, p, n: t.catalog.ngettext(s, p, _plural_number(n)), newstyle=True)
     env.filters.update({
-        "label": present.label,
+        "label": partial(present.label, t=t),
         "number": present.number,
         "plural": present.plural,
         "percent": present.percent,
@@ -62,7 +89,8 @@ def environment(folder: Path) -> jinja2.Environment:
         "value_text": counterexamples.value_text,
         "tensor_summary": counterexamples.tensor_summary,
         "values_html": values_html,
-        "when": when,
+        "code": code,
+        "when": partial(when, t=t),
         "css_id": css_id,
         "shape_text": shape_text,
     })
@@ -70,34 +98,36 @@ def environment(folder: Path) -> jinja2.Environment:
         "score_text": present.score_text,
         "sorted_tests": present.sorted_tests,
         "main_problem": present.main_problem,
-        "reasons": present.reasons,
+        "reasons": partial(present.reasons, t=t),
+        "message": partial(present.message, t=t),
         "property_points": present.property_points,
         "split_traceback": present.split_traceback,
-        "not_run_here": present.not_run_here,
-        "not_run_reason": present.not_run_reason,
-        "environment_items": present.environment_items,
+        "not_run_here": partial(present.not_run_here, t=t),
+        "not_run_reason": partial(present.not_run_reason, t=t),
+        "environment_items": partial(present.environment_items, t=t),
         "status_counts": present.status_counts,
         "captured_output": present.captured_output,
-        "call_tensors": counterexamples.call_tensors,
+        "call_tensors": partial(counterexamples.call_tensors, t=t),
         "tensors_in": counterexamples.tensors_in,
-        "diff_lines": counterexamples.diff_lines,
+        "diff_lines": partial(counterexamples.diff_lines, t=t),
         "differing_field": counterexamples.differing_field,
         "marked_indices": counterexamples.marked_indices,
         "is_tensor": counterexamples.is_tensor,
         "PROBLEMS": present.PROBLEMS,
+        "lang_tag": lang.html,
     })
     return env
 
 
-def render_html(results: Results, course: Path) -> str:
-    """The student report for ``results`` as one self-contained HTML page."""
-    template = environment(templates_dir(course)).get_template(STUDENT_TEMPLATE)
-    return template.render(results=results, submission_file=submission_file)
+def render_html(results: Results, course: Path, lang: i18n.Lang = i18n.Lang.EN) -> str:
+    """The student report for ``results`` as one self-contained HTML page, in ``lang``."""
+    template = environment(templates_dir(course), lang).get_template(STUDENT_TEMPLATE)
+    return template.render(results=drill_texts.with_titles(results, course, lang), submission_file=submission_file)
 
 
-def write_report(results: Results, out: Path, course: Path) -> Path:
+def write_report(results: Results, out: Path, course: Path, lang: i18n.Lang = i18n.Lang.EN) -> Path:
     """Render and write ``out/index.html`` atomically; returns its path."""
-    return write_atomically(Layout(out).report, render_html(results, course))
+    return write_atomically(Layout(out).report, render_html(results, course, lang))
 
 
 # ------------------------------------------------------------------ filters
@@ -113,10 +143,15 @@ def values_html(tensor: dict[str, Any], marked: set[tuple[int, ...]] | None = No
     return Markup("").join(out)
 
 
-def when(iso: str | None) -> str:
+def code(text: Any) -> Markup:
+    """``text`` escaped, in ``<code>`` (a file, an id, a value inside a sentence)."""
+    return Markup("<code>{}</code>").format(text)
+
+
+def when(iso: str | None, t: i18n.Translator | None = None) -> str:
     """``2026-11-22T18:58:37+00:00`` -> ``2026-11-22 18:58 UTC``."""
     if not iso:
-        return "unknown"
+        return present.words(t).gettext("unknown")
     try:
         stamp = datetime.fromisoformat(iso)
     except ValueError:

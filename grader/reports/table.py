@@ -17,9 +17,14 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from grader.core.i18n import N_, _, ngettext
 from grader.core.outcomes import PASSED
 from grader.core.results_json import Results
 from grader.reports import counterexamples, present
+
+# An exercise's status in the table's words (``partial``, ``not run``: shorter than a report's).
+STATUS_WORDS = {"passed": N_("passed"), "partial": N_("partial"), "failed": N_("failed"), "error": N_("error"),
+                "not_attempted": N_("not attempted"), "not_run": N_("not run")}
 
 STATUS_STYLE = {"passed": "green", "partial": "yellow", "failed": "red", "error": "red",
                 "not_attempted": "dim", "not_run": "cyan"}
@@ -33,10 +38,10 @@ def first_problem(exercise: Mapping[str, Any]) -> str:
     if lost is None:
         for t in exercise["tests"]:
             if t["outcome"] not in (PASSED, "not_run"):
-                return escape(f"{t['name']} ({t['outcome'].replace('_', ' ')})")
+                return escape(f"{t['name']} ({present.label(t['outcome'])})")
         return ""
     others = len(present.reasons(exercise)) - 1
-    more = f" + {present.plural(others, 'other reason')}" if others else ""
+    more = ngettext(" + {n} other reason", " + {n} other reasons", others) if others else ""
     return escape(f"{lost['name']} ({present.label(lost['outcome'])}){more}")
 
 
@@ -55,18 +60,19 @@ def render(results: Results, file: TextIO | None = None, width: int | None = Non
     tty = console.is_terminal
     table = Table(title=f"torchdrill: {escape(results['submission'])}", title_justify="left",
                   box=box.HEAVY_HEAD if tty else box.ASCII, safe_box=not tty)
-    table.add_column("exercise")
-    table.add_column("score", justify="right")
-    table.add_column("status")
-    table.add_column("heaviest failing property", overflow="fold")
+    table.add_column(_("exercise"))
+    table.add_column(_("score"), justify="right")
+    table.add_column(_("status"))
+    table.add_column(_("heaviest failing property"), overflow="fold")
     for ex in results["exercises"]:
         status = ex["status"]
-        score = "pending" if status == "not_run" else present.score_text(ex["score"], ex["max_score"])
-        table.add_row(escape(ex["id"]), score, f"[{STATUS_STYLE.get(status, '')}]{status.replace('_', ' ')}[/]"
+        score = _("pending") if status == "not_run" else present.score_text(ex["score"], ex["max_score"])
+        word = _(STATUS_WORDS[status]) if status in STATUS_WORDS else status.replace("_", " ")
+        table.add_row(escape(ex["id"]), score, f"[{STATUS_STYLE.get(status, '')}]{escape(word)}[/]"
                       f"{hints_note(ex)}{flags_note(ex) if verbose else ''}", first_problem(ex))
     total = present.score_text(results["score"], results["max_score"])
     table.add_section()
-    table.add_row("total", total, "", _pending_note(results))
+    table.add_row(_("total"), total, "", _pending_note(results))
     console.print(table)
     if verbose:
         render_flags(results, console)
@@ -84,7 +90,8 @@ def render_problems(results: Mapping[str, Any], console: Console) -> None:
         for t in present.sorted_tests(ex["tests"]):
             if t["outcome"] not in present.PROBLEMS:
                 continue
-            body = present.printable(counterexamples.problem_text(t)) or "(no message or counterexample recorded)"
+            body = (present.printable(counterexamples.problem_text(t))
+                    or _("(no message or counterexample recorded)"))
             if body in shown:
                 shown[body].append(t["name"])
                 continue
@@ -96,8 +103,9 @@ def render_problems(results: Mapping[str, Any], console: Console) -> None:
             console.print(Text("    " + body.replace("\n", "\n    ")), soft_wrap=True)
         for others in shown.values():
             if others:
-                console.print(Text(f"\n{ex['id']}: the same on {len(others)} more "
-                                   f"{'property' if len(others) == 1 else 'properties'}: {', '.join(others)}",
+                console.print(Text("\n" + ngettext("{drill}: the same on {n} more property: {names}",
+                                                    "{drill}: the same on {n} more properties: {names}",
+                                                    len(others), drill=ex["id"], names=", ".join(others)),
                                    style="dim"), soft_wrap=True)
 
 
@@ -109,10 +117,13 @@ def render_reasons(exercise: Mapping[str, Any], console: Console) -> None:
     if len(found) < 2:
         return
     console.print()
-    console.print(Text(f"{exercise['id']}: {len(found)} different reasons, heaviest first:", style="bold"))
+    console.print(Text(_("{drill}: {n} different reasons, heaviest first:", drill=exercise["id"], n=len(found)),
+                       style="bold"))
     for n, group in enumerate(found, 1):
-        names = ", ".join(f"{t['name']} (weight {present.number(t.get('weight', 1))})" for t in group["tests"])
-        console.print(Text(f"  {n}. {present.printable(group['reason'])}\n     lost: {names}"), soft_wrap=True)
+        names = ", ".join(_("{name} (weight {weight})", name=t["name"], weight=present.number(t.get("weight", 1)))
+                          for t in group["tests"])
+        console.print(Text(_("  {n}. {reason}\n     lost: {names}", n=n, reason=present.printable(group["reason"]),
+                             names=names)), soft_wrap=True)
 
 
 def render_flags(results: Mapping[str, Any], console: Console) -> None:
@@ -120,8 +131,9 @@ def render_flags(results: Mapping[str, Any], console: Console) -> None:
     own text, so it is printed as ``Text``, never as markup."""
     for ex in results["exercises"]:
         for flag in ex.get("static_flags") or []:
-            line = Text(f"{ex['id']}: static scan: {flag.get('name')} at line {flag.get('line')}"
-                        f"{' (imported dynamically)' if flag.get('indirect') else ''}: ")
+            where = {"drill": ex["id"], "name": flag.get("name"), "line": flag.get("line")}
+            line = Text(_("{drill}: static scan: {name} at line {line} (imported dynamically): ", **where)
+                        if flag.get("indirect") else _("{drill}: static scan: {name} at line {line}: ", **where))
             line.append(present.printable(str(flag.get("code", ""))), style="dim")
             console.print(line, soft_wrap=True)
 
@@ -129,18 +141,18 @@ def render_flags(results: Mapping[str, Any], console: Console) -> None:
 def flags_note(exercise: Mapping[str, Any]) -> str:
     """`` [2 static flags]``: the static scan found forbidden APIs (no points lost)."""
     n = len(exercise.get("static_flags") or [])
-    return escape(f" [{n} static flag{'' if n == 1 else 's'}]") if n else ""
+    return escape(ngettext(" [{n} static flag]", " [{n} static flags]", n)) if n else ""
 
 
 def hints_note(exercise: Mapping[str, Any]) -> str:
     """`` (2 hints)`` when the learner revealed hints for this exercise."""
     used = exercise.get("hints_used") or 0
-    return f" ({used} hint{'' if used == 1 else 's'})" if used else ""
+    return ngettext(" ({n} hint)", " ({n} hints)", used) if used else ""
 
 
 def _pending_note(results: Results) -> str:
     pending = results.get("pending_points", 0)
-    return f"{pending:g} points pending (not run here)" if pending else ""
+    return _("{points} points pending (not run here)", points=f"{pending:g}") if pending else ""
 
 
 def isolation_summary(results: Results) -> str:
@@ -150,7 +162,7 @@ def isolation_summary(results: Results) -> str:
     layers = isolation.get("layers") or {}
     missing = [f"{name} ({layers.get(name, '?')})" for name in isolation.get("missing") or []]
     if mode == "sandbox" and not missing:
-        return "sandbox (every layer: " + ", ".join(layers) + ")"
+        return _("sandbox (every layer: {layers})", layers=", ".join(layers))
     if mode == "none":
-        return "none (the submission ran inside the grader)"
-    return f"{mode}; missing: " + "; ".join(missing)
+        return _("none (the submission ran inside the grader)")
+    return _("{mode}; missing: {layers}", mode=mode, layers="; ".join(missing))

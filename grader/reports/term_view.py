@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from grader.core import i18n
 from grader.core.results_json import Results
 
 TERM_COLUMNS = ("raw", "penalty", "override", "final")
@@ -45,24 +46,33 @@ def csv_cells(term: Mapping[str, Any] | None, header: list[str]) -> dict[str, fl
     return {k: v for k, v in cells.items() if k in header}
 
 
-def summary_lines(term: Mapping[str, Any]) -> list[str]:
-    """The term grade in plain text (Gradescope's output, the reports' titles)."""
-    lines = [f"final {_n(term['final'])} points = {_n(term['raw'])} graded - {_n(term['penalty'])} late penalty"
-             f" + {_n(term['override'])} override"]
+def summary_lines(term: Mapping[str, Any], t: i18n.Translator | None = None) -> list[str]:
+    """The term grade in plain text (Gradescope's output, the reports' titles), in ``t``'s
+    language (English by default)."""
+    t = t or i18n.translator(i18n.Lang.EN)
+    lines = [t.gettext("final {final} points = {raw} graded - {penalty} late penalty + {override} override",
+                       final=_n(term["final"]), raw=_n(term["raw"]), penalty=_n(term["penalty"]),
+                       override=_n(term["override"]))]
     for group in term["assignments"]:
         if not group["name"]:
             continue
         due = (group.get("extension") or {}).get("due") or group.get("due")
         late = (group.get("late") or {}).get("why", "")
-        lines.append(f"{group['name']}: {_n(group['final'])} points (graded {_n(group['raw'])}, "
-                     f"penalty {_n(group['penalty'])}, override {_n(group['override'])}); due {due}; "
-                     f"submitted {group.get('submitted_at') or 'unknown'}: {late}")
+        lines.append(t.gettext("{name}: {final} points (graded {raw}, penalty {penalty}, override {override}); "
+                               "due {due}; submitted {submitted}: {late}", name=group["name"],
+                               final=_n(group["final"]), raw=_n(group["raw"]), penalty=_n(group["penalty"]),
+                               override=_n(group["override"]), due=due,
+                               submitted=group.get("submitted_at") or t.gettext("unknown"), late=late))
         for o in group["overrides"]:
-            lines.append(f"  override of {o['target']}: {_n(o['points'])} points ({o['reason']}; by {o['by']}, {o['at']})")
+            lines.append(t.gettext("  override of {target}: {points} points ({reason}; by {by}, {at})",
+                                   target=o["target"], points=_n(o["points"]), reason=o["reason"],
+                                   by=o["by"], at=o["at"]))
     for group in term["assignments"]:
         if not group["name"]:
             for o in group["overrides"]:
-                lines.append(f"override of {o['target']}: {_n(o['points'])} points ({o['reason']}; by {o['by']})")
+                lines.append(t.gettext("override of {target}: {points} points ({reason}; by {by})",
+                                       target=o["target"], points=_n(o["points"]), reason=o["reason"],
+                                       by=o["by"]))
     return lines
 
 

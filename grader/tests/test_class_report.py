@@ -207,6 +207,7 @@ def test_roster_rows(summary):
     assert rows["eve"]["cells"]["b/two"] is None
     assert rows["ada"]["href"] == "students/ada/index.html"
     assert class_report.student_href("a b#c?/d") == "students/a%20b%23c%3F%2Fd/index.html"
+    assert class_report.student_href("张三-a.b") == "students/张三-a.b/index.html"
 
 
 def test_empty_class():
@@ -393,3 +394,25 @@ def test_counts_have_the_right_plural():
     text = " ".join(unescape(re.sub(r"<[^>]+>", " ", page)).split())
     assert "code of 2 students compared (1 pair)" in text
     assert "1 pairs" not in text and "1 points" not in text
+
+
+# ------------------------------------------------------------------ in Chinese
+
+def test_the_class_report_speaks_chinese():
+    from grader.classroom import similarity
+    from grader.core.i18n import Lang
+
+    cls = hand_made_class()
+    found = similarity.analyse(cls, {}, {})
+    english = class_report.render_html(cls, PROBLEMS, REPO, similarity=found)
+    chinese = class_report.render_html(cls, PROBLEMS, REPO, similarity=found, lang=Lang.ZH_CN)
+    assert '<html lang="en">' in english and '<html lang="zh-CN">' in chinese
+    for heading in ("班级报告", "总分分布", "失败的性质", "出错与超时", "相似度", "名单"):
+        assert heading in chinese, heading
+    for heading in ("Class report", "Distribution of totals", "Properties that fail", "Errors and timeouts",
+                    "Static flags", "Not graded", "Roster", "students graded", "Made by torchdrill"):
+        assert heading in english and heading not in chinese, heading
+    # the charts' words too, drawn as text the browser renders with a CJK font
+    assert "学生人数" in chinese and ">students<" in english
+    assert "Noto Sans CJK SC" in chinese.split("<svg", 1)[1]
+    assert chinese == class_report.render_html(cls, PROBLEMS, REPO, similarity=found, lang=Lang.ZH_CN)

@@ -480,3 +480,64 @@ def test_the_student_report_lists_each_reason_and_names_the_heaviest(results):
         ["test_negative_label_raises", "test_dtype_is_int64"]  # heaviest first in the card too
     sdpa = page.split('data-exercise="basics/stack"', 1)[1].split("</section>", 1)[0]
     assert '<div class="reasons">' not in sdpa  # one reason: no list
+
+
+# ------------------------------------------------------------------ in Chinese
+
+ENGLISH_HEADINGS = ("grading report", "Smallest failing input", "Expected vs got", "Your code raised",
+                    "Each exercise is checked by properties", "main problem", "Not attempted yet",
+                    "your file:", "Re-render it with", "of the points graded here", "test suite")
+
+
+def test_the_report_speaks_chinese(results):
+    from grader.core.i18n import Lang
+
+    english = student_report.render_html(results, REPO)
+    chinese = student_report.render_html(results, REPO, Lang.ZH_CN)
+    assert '<html lang="en">' in english and '<html lang="zh-CN">' in chinese
+    for heading in ("评分报告", "最小的失败输入", "期望值与实际值", "你的代码抛出了异常", "主要问题", "尚未作答"):
+        assert heading in chinese
+    for heading in ENGLISH_HEADINGS:
+        assert heading in english and heading not in chinese, heading
+    def shape(html: str) -> list[dict]:
+        return [{k: v for k, v in p.items() if k != "text"} for p in props_of(html)]
+    assert shape(chinese) == shape(english), "the same properties, outcomes and classes"
+    assert '"Noto Sans CJK SC"' in chinese, "the font stacks have CJK fonts after the Latin ones"
+    assert english == student_report.render_html(results, REPO), "one environment per language, unchanged"
+
+
+def test_report_command_rerenders_in_either_language(results, tmp_path, monkeypatch, capsys):
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    monkeypatch.chdir(REPO)
+    page = tmp_path / "index.html"
+    assert cli.main(["report", str(tmp_path / "results.json"), "--lang", "zh_CN"]) == EXIT_OK
+    chinese = page.read_text()
+    assert '<html lang="zh-CN">' in chinese and "评分报告" in chinese
+    assert "权重最大的失败性质" in capsys.readouterr().out  # the table, in the command's language
+    assert cli.main(["report", str(tmp_path / "results.json"), "--lang", "en"]) == EXIT_OK
+    assert page.read_text() == student_report.render_html(results, REPO)
+    assert "heaviest failing property" in capsys.readouterr().out
+
+
+def test_the_score_table_speaks_the_commands_language(results):
+    from grader.core import i18n
+
+    out = io.StringIO()
+    with i18n.speaking(i18n.Lang.ZH_CN):
+        table.render(results, file=out, verbose=True)
+    text = out.getvalue()
+    assert "权重最大的失败性质" in text and "总计" in text
+    assert "heaviest failing property" not in text and "different reasons, heaviest first" not in text
+
+
+def test_a_kept_message_is_rendered_in_the_reports_language(results):
+    """A message kept as an id (``message_id``) reads in the report's language."""
+    from grader.core.i18n import Lang, Message
+
+    changed = json.loads(json.dumps(results))
+    test = next(t for ex in changed["exercises"] for t in ex["tests"] if t["outcome"] == "not_run")
+    test["message"] = "2 of 3 elements differ"
+    test["message_id"] = Message("{n} of {total} elements differ", {"n": 2, "total": 3}).to_json()
+    assert "2 of 3 elements differ" in student_report.render_html(changed, REPO)
+    chinese = student_report.render_html(changed, REPO, Lang.ZH_CN)
+    assert "3 个元素中有 2 个不同" in chinese and "2 of 3 elements differ" not in chinese
