@@ -43,6 +43,7 @@ from typing import Any
 
 from grader.classroom import term_tables
 from grader.core.errors import UsageError
+from grader.core.i18n import _
 from grader.core.outcomes import PASSED
 from grader.core.results_json import MergeReport, Results, ResultsError, fold, validate
 from grader.reports.present import property_points
@@ -57,7 +58,7 @@ def existing(path: Path) -> Path:
     """``path``, for a command that works on a class already graded (``merge``,
     ``extend``, ``override``): no gradebook there is the user's mistake, not a new class."""
     if not path.is_file():
-        raise GradebookError(f"no gradebook at {path}: run grade-all first")
+        raise GradebookError(_("no gradebook at {path}: run grade-all first", path=path))
     return path
 
 
@@ -193,7 +194,7 @@ class Gradebook:
             path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
         except (OSError, sqlite3.Error) as exc:
-            raise GradebookError(f"{path}: cannot open the gradebook: {exc}") from exc
+            raise GradebookError(_("{path}: cannot open the gradebook: {error}", path=path, error=exc)) from exc
         try:
             _check_identity(path, db)  # reads only: a foreign file is left as it was
             db.execute("PRAGMA journal_mode = WAL")
@@ -203,7 +204,8 @@ class Gradebook:
         except BaseException as exc:
             db.close()
             if isinstance(exc, sqlite3.Error):
-                raise GradebookError(f"{path}: cannot open the gradebook: {exc}") from exc
+                raise GradebookError(_("{path}: cannot open the gradebook: {error}", path=path,
+                                       error=exc)) from exc
             raise
         return cls(path, db)
 
@@ -331,17 +333,19 @@ class Gradebook:
             row = db.execute("SELECT id, content_hash, results_json FROM submissions "
                              "WHERE student = ? AND current = 1", (student,)).fetchone()
             if row is None:
-                raise GradebookError(f"{self.path}: cannot merge into {student!r}: "
-                                     "the student has no graded submission")
+                raise GradebookError(_("{path}: cannot merge into {student}: the student has no graded "
+                                       "submission", path=self.path, student=repr(student)))
             submission, stored_hash, text = row
             if content_hash is not None and content_hash != stored_hash:
-                raise GradebookError(
-                    f"{self.path}: cannot merge into {student!r}: the incoming results are of "
-                    f"content {content_hash}, the current submission is {stored_hash}")
+                raise GradebookError(_(
+                    "{path}: cannot merge into {student}: the incoming results are of content {incoming}, "
+                    "the current submission is {stored}", path=self.path, student=repr(student),
+                    incoming=content_hash, stored=stored_hash))
             try:
                 results, report = fold(json.loads(text), incoming, now=_now())
             except ResultsError as exc:
-                raise GradebookError(f"{self.path}: cannot merge into {student!r}: {exc}") from exc
+                raise GradebookError(_("{path}: cannot merge into {student}: {error}", path=self.path,
+                                       student=repr(student), error=exc)) from exc
             report.submission = submission
             if not report.replaced:
                 return report
@@ -388,7 +392,7 @@ class Gradebook:
         row = self._db.execute("SELECT results_json FROM submissions WHERE id = ?",
                                (submission,)).fetchone()
         if row is None:
-            raise GradebookError(f"{self.path}: no submission {submission}")
+            raise GradebookError(_("{path}: no submission {submission}", path=self.path, submission=submission))
         return json.loads(row[0])
 
     def test_rows(self) -> list[TestRow]:
@@ -435,16 +439,16 @@ def _insert_tests(db: sqlite3.Connection, submission: int, results: Results) -> 
 def _check_file(path: Path) -> None:
     """Refuse, without opening it with SQLite, a path that is not a SQLite file."""
     if path.is_dir():
-        raise GradebookError(f"{path}: is a folder, not a gradebook file")
+        raise GradebookError(_("{path}: is a folder, not a gradebook file", path=path))
     try:
         with open(path, "rb") as f:
             head = f.read(len(SQLITE_HEADER))
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise GradebookError(f"{path}: cannot read the gradebook: {exc}") from exc
+        raise GradebookError(_("{path}: cannot read the gradebook: {error}", path=path, error=exc)) from exc
     if head and head != SQLITE_HEADER:
-        raise GradebookError(f"{path}: is not a torchdrill gradebook (not a SQLite database)")
+        raise GradebookError(_("{path}: is not a torchdrill gradebook (not a SQLite database)", path=path))
 
 
 def _check_identity(path: Path, db: sqlite3.Connection) -> None:
@@ -454,15 +458,16 @@ def _check_identity(path: Path, db: sqlite3.Connection) -> None:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if application_id == 0 and version == 0:
         if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            raise GradebookError(f"{path}: is a SQLite database but not a torchdrill gradebook")
+            raise GradebookError(_("{path}: is a SQLite database but not a torchdrill gradebook", path=path))
         return
     if application_id != APPLICATION_ID:
-        raise GradebookError(f"{path}: is a SQLite database but not a torchdrill gradebook "
-                             f"(application_id {application_id:#x})")
+        raise GradebookError(_("{path}: is a SQLite database but not a torchdrill gradebook "
+                               "(application_id {application_id})", path=path,
+                               application_id=f"{application_id:#x}"))
     if version > current_version():
-        raise GradebookError(f"{path}: was written by a newer torchdrill (gradebook version "
-                             f"{version}; this torchdrill reads up to {current_version()}); "
-                             "upgrade torchdrill to read it")
+        raise GradebookError(_("{path}: was written by a newer torchdrill (gradebook version {version}; "
+                               "this torchdrill reads up to {known}); upgrade torchdrill to read it",
+                               path=path, version=version, known=current_version()))
 
 
 def _migrate(path: Path, db: sqlite3.Connection) -> None:
@@ -481,9 +486,9 @@ def _migrate(path: Path, db: sqlite3.Connection) -> None:
         except Exception as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            raise GradebookError(f"{path}: migrating the gradebook from version {version} to "
-                                 f"{version + 1} failed (it is left at version {version}): "
-                                 f"{exc}") from exc
+            raise GradebookError(_("{path}: migrating the gradebook from version {version} to {next} failed "
+                                   "(it is left at version {version}): {error}", path=path, version=version,
+                                   next=version + 1, error=exc)) from exc
 
 
 def _submission_row(r: Sequence[Any]) -> SubmissionRow:

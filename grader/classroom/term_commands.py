@@ -16,12 +16,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from grader.classroom import gradebook, term_tables
+from grader.classroom.classgrade import written_line
 from grader.classroom.gradebook import Gradebook
 from grader.classroom.publishing import publish
 from grader.classroom.term import assignments_of, now
 from grader.core import assignments as course_assignments
 from grader.core.assignments import Assignment
 from grader.core.errors import EXIT_OK, UsageError
+from grader.core.i18n import _
 from grader.core.layout import ClassLayout
 from grader.core.students import student_id_problem
 from grader.core.syllabus import CourseError, find_course
@@ -38,14 +40,15 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if not args.clear:
         if args.days is not None:
             if not math.isfinite(args.days) or args.days <= 0:
-                raise UsageError(f"--days must be a positive number of days (got {args.days:g})")
+                raise UsageError(_("--days must be a positive number of days (got {days})", days=f"{args.days:g}"))
             extension = Extension(days=float(args.days))
             shown = assignment.due + timedelta(days=args.days)
         else:
             shown = parse_until(args.until, assignment)
             extension = Extension(until=shown.isoformat())
-        print(f"{args.student}: {assignment.name} due {shown.astimezone(assignment.zone).isoformat()} "
-              f"(the class's: {assignment.due.isoformat()})")
+        print(_("{student}: {assignment} due {due} (the class's: {class_due})", student=args.student,
+                assignment=assignment.name, due=shown.astimezone(assignment.zone).isoformat(),
+                class_due=assignment.due.isoformat()))
     with _open(out) as book:
         with book.transaction(f"set the extension of {args.student!r}") as db:
             term_tables.set_extension(db, args.student, assignment.name, extension, args.reason or "",
@@ -61,22 +64,25 @@ def cmd_override(args: argparse.Namespace) -> int:
     points: float | None = None
     if not args.clear:
         if args.points is None:
-            raise UsageError("give the POINTS to set (or --clear to remove the override)")
+            raise UsageError(_("give the POINTS to set (or --clear to remove the override)"))
         try:
             points = float(args.points)
         except ValueError:
-            raise UsageError(f"POINTS must be a number, not {args.points!r}") from None
+            raise UsageError(_("POINTS must be a number, not {points}", points=repr(args.points))) from None
         if not math.isfinite(points) or points < 0:
-            raise UsageError(f"POINTS must be a number of points, 0 or more (got {args.points})")
+            raise UsageError(_("POINTS must be a number of points, 0 or more (got {points})", points=args.points))
         if not (args.reason or "").strip():
-            raise UsageError("an override needs --reason TEXT: the student's report shows it")
+            raise UsageError(_("an override needs --reason TEXT: the student's report shows it"))
     with _open(out) as book:
         if args.student not in book.students():
-            raise UsageError(f"no student {args.student!r} in {book.path}: grade them first")
+            raise UsageError(_("no student {student} in {path}: grade them first", student=repr(args.student),
+                               path=book.path))
         with book.transaction(f"set the override of {args.student!r}") as db:
             term_tables.set_override(db, args.student, target, points, (args.reason or "").strip(),
                                      args.by or _user(), now())
-        print(f"{args.student}: {target} " + ("override removed" if points is None else f"set to {points:g} points"))
+        print(_("{student}: {target} override removed", student=args.student, target=target) if points is None
+              else _("{student}: {target} set to {points} points", student=args.student, target=target,
+                     points=f"{points:g}"))
         return _republish(book, out, course)
 
 
@@ -85,15 +91,15 @@ def parse_until(text: str, assignment: Assignment) -> datetime:
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise UsageError(f"--until {text!r} is not a date and time (e.g. 2026-09-20T23:59 or "
-                         "2026-09-20T23:59:00-04:00)") from None
+        raise UsageError(_("--until {text} is not a date and time (e.g. 2026-09-20T23:59 or "
+                           "2026-09-20T23:59:00-04:00)", text=repr(text))) from None
     return when if when.tzinfo is not None else course_assignments.localize(when, assignment.zone)
 
 
 def _republish(book: Gradebook, out: Path, course: Path) -> int:
     written = publish(book, out, course, gradescope=ClassLayout(out).gradescope.is_dir())
     for what, where in written.items():
-        print(f"{what}: {where}")
+        print(written_line(what, where))
     return EXIT_OK
 
 
@@ -113,9 +119,11 @@ def _assignment(course: Path, name: str) -> Assignment:
     for a in found:
         if a.name == name:
             return a
-    raise UsageError(f"no assignment {name!r} in {course / course_assignments.COURSE_FILE}"
-                     + (f"; its assignments: {', '.join(a.name for a in found)}" if found else
-                        " (it has no [[assignments]])"))
+    path = course / course_assignments.COURSE_FILE
+    if found:
+        raise UsageError(_("no assignment {name} in {path}; its assignments: {names}", name=repr(name),
+                           path=path, names=", ".join(a.name for a in found)))
+    raise UsageError(_("no assignment {name} in {path} (it has no [[assignments]])", name=repr(name), path=path))
 
 
 def _target(course: Path, given: str) -> str:
@@ -126,7 +134,8 @@ def _target(course: Path, given: str) -> str:
     try:
         return load_course(course).resolve(given)
     except CourseError as exc:
-        raise UsageError(f"{given} is neither an assignment ({', '.join(names) or 'none'}) nor a drill: {exc}") from None
+        raise UsageError(_("{given} is neither an assignment ({names}) nor a drill: {error}", given=given,
+                           names=", ".join(names) or _("none"), error=exc)) from None
 
 
 def _check_student(student: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.core.i18n import N_, _
 from grader.core.isolation import AUTO, Isolation
 from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
 
@@ -22,13 +23,14 @@ DEFAULT_TEST_TIMEOUT_S = 120.0
 @dataclass(frozen=True)
 class Option:
     flag: str
-    help: str
+    help: str  # a gettext message; ``help_params`` fill its placeholders
     type: type | None = None
     default: Any = None
     choices: tuple[str, ...] | None = None
     action: str | None = None
     metavar: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    help_params: dict[str, Any] = field(default_factory=dict)
 
     @property
     def dest(self) -> str:
@@ -36,7 +38,7 @@ class Option:
 
     def keywords(self) -> dict[str, Any]:
         """The keyword arguments both argparse and pytest's ``addoption`` take."""
-        kw: dict[str, Any] = {"help": self.help, "default": self.default}
+        kw: dict[str, Any] = {"help": _(self.help, **self.help_params), "default": self.default}
         for name in ("type", "choices", "action", "metavar"):
             value = getattr(self, name)
             if value is not None:
@@ -55,57 +57,58 @@ class Option:
 
 
 ISOLATION = Option(
-    "--isolation", choices=tuple(Isolation), default=Isolation.NONE.value,
-    help="where the submission's code runs. sandbox: a confined worker process per exercise "
-         "(namespaces, dropped uid, Landlock, seccomp, rlimits: for other people's code); "
-         "process: a clean worker process, unconfined; none: in the grader (fast to debug; "
-         "your own code only)")
+    "--isolation", choices=tuple(i.value for i in Isolation), default=Isolation.NONE.value,
+    help=N_("where the submission's code runs. sandbox: a confined worker process per exercise "
+            "(namespaces, dropped uid, Landlock, seccomp, rlimits: for other people's code); "
+            "process: a clean worker process, unconfined; none: in the grader (fast to debug; "
+            "your own code only)"))
 SANDBOX_OFF = Option(
     "--sandbox-off", action="append", default=None, metavar="LAYER", choices=LAYERS,
-    help="switch one confinement layer off (repeatable; also the environment variable "
-         "TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the report say which "
-         "layers ran")
+    help=N_("switch one confinement layer off (repeatable; also the environment variable "
+            "TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the report say which "
+            "layers ran"))
 CALL_TIMEOUT = Option(
     "--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT_S, metavar="SECONDS",
-    help=f"wall-clock limit per call of the submission's code (default {DEFAULT_CALL_TIMEOUT_S:g}; "
-         "0: none); the property that hit it is 'timed out' with the input it was given. In a "
-         "worker, after 2 timeouts a function's remaining tests are 'timed out' without calling it")
+    help=N_("wall-clock limit per call of the submission's code (default {seconds}; "
+            "0: none); the property that hit it is 'timed out' with the input it was given. In a "
+            "worker, after 2 timeouts a function's remaining tests are 'timed out' without calling it"),
+    help_params={"seconds": f"{DEFAULT_CALL_TIMEOUT_S:g}"})
 TEST_TIMEOUT = Option(
     "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT_S, metavar="SECONDS",
-    help=f"wall-clock limit per test; past it the test is 'timed out' "
-         f"(default {DEFAULT_TEST_TIMEOUT_S:g})")
+    help=N_("wall-clock limit per test; past it the test is 'timed out' (default {seconds})"),
+    help_params={"seconds": f"{DEFAULT_TEST_TIMEOUT_S:g}"})
 DRILL_BUDGET = Option(
     "--drill-budget", type=float, default=None, metavar="SECONDS",
-    help="CPU-time budget per drill (this process's and its sandbox workers' CPU, so a busy "
-         "machine does not spend it; wall time may reach 4 times it), past which its remaining "
-         "properties are 'timed out' (default: 10 times the reference's time on the drill's tests "
-         "plus 30 s, from tests/reference_times.json; 180 s for a drill with no time recorded)")
+    help=N_("CPU-time budget per drill (this process's and its sandbox workers' CPU, so a busy "
+            "machine does not spend it; wall time may reach 4 times it), past which its remaining "
+            "properties are 'timed out' (default: 10 times the reference's time on the drill's tests "
+            "plus 30 s, from tests/reference_times.json; 180 s for a drill with no time recorded)"))
 NO_SHRINK = Option(
     "--no-shrink", action="store_true", default=False,
-    help="skip hypothesis' shrinking: the same scores, sooner, but counterexamples are the "
-         "first failing inputs found, not the smallest")
+    help=N_("skip hypothesis' shrinking: the same scores, sooner, but counterexamples are the "
+            "first failing inputs found, not the smallest"))
 
 SECRET_FILE = Option(
     "--secret-file", metavar="FILE",
-    help="the course secret (one line; `torchdrill secret` makes one): an official grading, "
-         "whose examples no student has seen and whose ranges are wider than the public "
-         "tests'. Also the environment variable TORCHDRILL_SECRET (the secret itself). "
-         "results.json records its digest, never the secret")
+    help=N_("the course secret (one line; `torchdrill secret` makes one): an official grading, "
+            "whose examples no student has seen and whose ranges are wider than the public "
+            "tests'. Also the environment variable TORCHDRILL_SECRET (the secret itself). "
+            "results.json records its digest, never the secret"))
 PUBLIC_EXAMPLES = Option(
     "--public-examples", action="store_true", default=False,
-    help="draw the public examples every learner can replay, even where a secret is given "
-         "(check always does)")
+    help=N_("draw the public examples every learner can replay, even where a secret is given "
+            "(check always does)"))
 
 # What ``grade`` and ``grade-all`` pass on to the plugin, in this order.
 GRADING: tuple[Option, ...] = (ISOLATION, SANDBOX_OFF, CALL_TIMEOUT, TEST_TIMEOUT, DRILL_BUDGET, NO_SHRINK,
                                SECRET_FILE, PUBLIC_EXAMPLES)
 
 # The plugin's own options, which only a direct pytest run gives by hand.
-SUBMISSION = Option("--submission", metavar="DIR", help=(
+SUBMISSION = Option("--submission", metavar="DIR", help=N_(
     "folder laid out like exercises/ to grade (default: exercises/ beside the tests folder)"))
-REFERENCE_DIR = Option("--reference-dir", metavar="DIR", help=(
+REFERENCE_DIR = Option("--reference-dir", metavar="DIR", help=N_(
     "the reference solutions (default: reference/ beside the tests folder)"))
-RESULTS = Option("--results", metavar="FILE", help="write the grading results (JSON) to FILE")
+RESULTS = Option("--results", metavar="FILE", help=N_("write the grading results (JSON) to FILE"))
 PLUGIN: tuple[Option, ...] = (SUBMISSION, REFERENCE_DIR, RESULTS, *GRADING)
 
 PROFILES = ("torchdrill", "torchdrill-quick")
@@ -125,13 +128,13 @@ def add_to_parser(parser: argparse.ArgumentParser, isolation_default: str,
     for the course's own folders, sandboxed for others) or to ``sandbox`` (``grade-all``).
     """
     parser.add_argument("--profile", choices=list(PROFILES), default=None,
-                        help="hypothesis profile (default torchdrill: 100 examples per property)")
-    parser.add_argument("--course", metavar="DIR", help="course folder holding tests/ (default: "
-                                                        "found from the current folder upwards)")
+                        help=_("hypothesis profile (default torchdrill: 100 examples per property)"))
+    parser.add_argument("--course", metavar="DIR", help=_("course folder holding tests/ (default: "
+                                                          "found from the current folder upwards)"))
     for option in GRADING:
         kw = option.keywords()
         if option is ISOLATION:
-            choices = [*Isolation, *([AUTO] if isolation_default == AUTO else [])]
+            choices = [*(i.value for i in Isolation), *([AUTO] if isolation_default == AUTO else [])]
             kw |= {"choices": choices, "default": isolation_default, "help": isolation_help}
         else:
             kw["default"] = None if option.action is None else kw["default"]  # the plugin's default

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from grader.core.files import remove_tree, zip_member
+from grader.core.i18n import _
 from grader.core.sources import (
     IGNORED_NAMES,
     MAX_FILES,
@@ -60,10 +61,10 @@ def open_zip(path: Path, label: str) -> Iterator[zipfile.ZipFile]:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
-        raise SubmissionProblem(f"{label} cannot be read: {exc}") from None
+        raise SubmissionProblem(_("{label} cannot be read: {error}", label=label, error=exc)) from None
     with os.fdopen(fd, "rb") as fp:
         if not stat.S_ISREG(os.fstat(fp.fileno()).st_mode):
-            raise SubmissionProblem(f"{label} is not a regular file")
+            raise SubmissionProblem(_("{label} is not a regular file", label=label))
         check_directory(label, fp)
         with _zipfile(label, fp) as zf:
             yield zf
@@ -74,8 +75,8 @@ def _zipfile(label: str, fp: BinaryIO) -> zipfile.ZipFile:
         return zipfile.ZipFile(fp)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
             NotImplementedError, struct.error, UnicodeDecodeError) as exc:
-        raise SubmissionProblem(f"{label} is not a readable zip file "
-                                f"(zipfile says: {exc or type(exc).__name__})") from None
+        raise SubmissionProblem(_("{label} is not a readable zip file (zipfile says: {error})", label=label,
+                                  error=exc or type(exc).__name__)) from None
 
 
 _EOCD = struct.Struct("<4s4H2LH")  # end of central directory record
@@ -102,7 +103,7 @@ def _directory_size(fp: BinaryIO) -> tuple[int, int] | None:
     locator = at - _ZIP64_LOCATOR.size
     if locator < 0:
         return None
-    signature, _, offset, _ = _ZIP64_LOCATOR.unpack_from(tail, locator)
+    signature, _disk, offset, _disks = _ZIP64_LOCATOR.unpack_from(tail, locator)
     if signature != b"PK\x06\x07" or offset + _ZIP64_EOCD.size > size:
         return None
     fp.seek(offset)
@@ -120,11 +121,12 @@ def check_directory(label: str, fp: BinaryIO) -> None:
         return
     count, directory = found
     if count > MAX_MEMBERS:
-        raise SubmissionProblem(f"{label} has {count:,} members (at most {MAX_MEMBERS:,}): "
-                                "hand in the exercises only")
+        raise SubmissionProblem(_("{label} has {count} members (at most {limit}): hand in the exercises only",
+                                  label=label, count=f"{count:,}", limit=f"{MAX_MEMBERS:,}"))
     if directory > MAX_DIRECTORY_BYTES:
-        raise SubmissionProblem(f"{label} has a {mib(directory)} member directory "
-                                f"(at most {mib(MAX_DIRECTORY_BYTES)}): hand in the exercises only")
+        raise SubmissionProblem(_("{label} has a {size} member directory (at most {limit}): hand in the "
+                                  "exercises only", label=label, size=mib(directory),
+                                  limit=mib(MAX_DIRECTORY_BYTES)))
 
 
 def zip_listing(label: str, zf: zipfile.ZipFile) -> Listing:
@@ -132,19 +134,19 @@ def zip_listing(label: str, zf: zipfile.ZipFile) -> Listing:
     left out), refusing unsafe names, encryption and duplicates."""
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
-        raise SubmissionProblem(f"{label} has {len(infos):,} members (at most {MAX_MEMBERS:,}): "
-                                "hand in the exercises only")
+        raise SubmissionProblem(_("{label} has {count} members (at most {limit}): hand in the exercises only",
+                                  label=label, count=f"{len(infos):,}", limit=f"{MAX_MEMBERS:,}"))
     listing = Listing([])
     seen: set[str] = set()
     for info in infos:
         unsafe = unsafe_name(info.filename)
         if unsafe:
-            raise SubmissionProblem(f"{label} has a member named {info.filename!r}, {unsafe}: "
-                                    "a zip like that could write outside its folder (zip-slip); "
-                                    "re-zip the exercises with relative paths")
+            raise SubmissionProblem(_("{label} has a member named {name}, {unsafe}: a zip like that could "
+                                      "write outside its folder (zip-slip); re-zip the exercises with "
+                                      "relative paths", label=label, name=repr(info.filename), unsafe=unsafe))
         if info.flag_bits & 0x1:
-            raise SubmissionProblem(f"{label} is encrypted (member {info.filename!r} needs a "
-                                    "password): hand in a zip without a password")
+            raise SubmissionProblem(_("{label} is encrypted (member {name} needs a password): hand in a zip "
+                                      "without a password", label=label, name=repr(info.filename)))
         names = parts(info.filename)
         if info.is_dir() or not names or any(p.startswith(".") for p in names) \
                 or names[0] in IGNORED_NAMES:
@@ -154,8 +156,8 @@ def zip_listing(label: str, zf: zipfile.ZipFile) -> Listing:
             continue
         path = "/".join(names)
         if path in seen:
-            raise SubmissionProblem(f"{label} holds two members named {path}: "
-                                    "re-zip it so that each file is there once")
+            raise SubmissionProblem(_("{label} holds two members named {path}: re-zip it so that each file "
+                                      "is there once", label=label, path=path))
         seen.add(path)
         listing.members.append(Member(path, info.file_size, info))
     return listing
@@ -166,12 +168,14 @@ def check_member(label: str, info: zipfile.ZipInfo) -> None:
     if info.compress_type not in READ_COMPRESSION:
         # compressor_names: zipfile's own table of method names, left out of typeshed's stubs
         method = zipfile.compressor_names.get(info.compress_type, f"method {info.compress_type}")  # type: ignore[attr-defined]
-        raise SubmissionProblem(f"{label}: {info.filename} is compressed with {method}; only stored "
-                                "or deflated members are read (zip it with a standard zip tool)")
+        raise SubmissionProblem(_("{label}: {name} is compressed with {method}; only stored or deflated "
+                                  "members are read (zip it with a standard zip tool)", label=label,
+                                  name=info.filename, method=method))
     if info.file_size >= RATIO_FLOOR_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size / max(info.compress_size, 1)
-        raise SubmissionProblem(f"{label}: {info.filename} expands {ratio:,.0f} times (at most "
-                                f"{MAX_RATIO}): that is a zip bomb, not source code")
+        raise SubmissionProblem(_("{label}: {name} expands {ratio} times (at most {limit}): that is a zip "
+                                  "bomb, not source code", label=label, name=info.filename,
+                                  ratio=f"{ratio:,.0f}", limit=MAX_RATIO))
 
 
 def read_member(label: str, zf: zipfile.ZipFile, info: zipfile.ZipInfo,
@@ -183,10 +187,12 @@ def read_member(label: str, zf: zipfile.ZipFile, info: zipfile.ZipInfo,
             data = f.read(limit + 1)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError,
             RuntimeError, struct.error) as exc:
-        raise SubmissionProblem(f"{label}: cannot read {info.filename} (zipfile says: {exc})") from None
+        raise SubmissionProblem(_("{label}: cannot read {name} (zipfile says: {error})", label=label,
+                                  name=info.filename, error=exc)) from None
     if len(data) != info.file_size or len(data) > limit:
-        raise SubmissionProblem(f"{label}: {info.filename} holds {len(data):,} bytes, "
-                                f"not the {info.file_size:,} it declares")
+        raise SubmissionProblem(_("{label}: {name} holds {size} bytes, not the {declared} it declares",
+                                  label=label, name=info.filename, size=f"{len(data):,}",
+                                  declared=f"{info.file_size:,}"))
     return data
 
 

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.errors import NotGradable
+from grader.core.i18n import _
 from grader.core.sources import MAX_SOURCE_BYTES, MAX_SUBMISSION_BYTES, mib
 from grader.core.sources import read as read_source
 from grader.core.stubs import stub_source
@@ -152,9 +153,10 @@ def read_bytes(path: Path) -> bytes:
     try:
         data = read_source(path, MAX_NOTEBOOK_BYTES)
     except OSError as exc:
-        raise NotebookProblem(f"{path.name} cannot be read: {exc}") from None
+        raise NotebookProblem(_("{label} cannot be read: {error}", label=path.name, error=exc)) from None
     if data is None:
-        raise NotebookProblem(f"{path.name} is not a regular file of at most {mib(MAX_NOTEBOOK_BYTES)}")
+        raise NotebookProblem(_("{name} is not a regular file of at most {limit}", name=path.name,
+                                limit=mib(MAX_NOTEBOOK_BYTES)))
     return data
 
 
@@ -162,7 +164,8 @@ def code_cells(name: str, data: bytes) -> list[tuple[int, str]]:
     """(cell number, source) of every code cell; ``NotebookProblem`` when ``data`` is
     not a notebook. Cells are numbered from 1, markdown cells included."""
     if len(data) > MAX_NOTEBOOK_BYTES:
-        raise NotebookProblem(f"{name} is {mib(len(data))} (at most {mib(MAX_NOTEBOOK_BYTES)})")
+        raise NotebookProblem(_("{name} is {size} (at most {limit})", name=name, size=mib(len(data)),
+                                limit=mib(MAX_NOTEBOOK_BYTES)))
     import nbformat
 
     try:
@@ -171,16 +174,17 @@ def code_cells(name: str, data: bytes) -> list[tuple[int, str]]:
         notebook = nbformat.convert(raw, 4)
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError,
             RecursionError, nbformat.reader.NotJSONError) as exc:
-        raise NotebookProblem(f"{name} is not a Jupyter notebook ({type(exc).__name__}: "
-                              f"{str(exc)[:200]})") from None
+        raise NotebookProblem(_("{name} is not a Jupyter notebook ({kind}: {error})", name=name,
+                                kind=type(exc).__name__, error=str(exc)[:200])) from None
     except Exception as exc:  # noqa: BLE001 - nbformat's own errors on odd documents
-        raise NotebookProblem(f"{name} is not a readable Jupyter notebook "
-                              f"({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise NotebookProblem(_("{name} is not a readable Jupyter notebook ({kind}: {error})", name=name,
+                                kind=type(exc).__name__, error=str(exc)[:200])) from None
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
-        raise NotebookProblem(f"{name} is not a Jupyter notebook (it has no list of cells)")
+        raise NotebookProblem(_("{name} is not a Jupyter notebook (it has no list of cells)", name=name))
     if len(cells) > MAX_CELLS:
-        raise NotebookProblem(f"{name} has {len(cells):,} cells (at most {MAX_CELLS:,})")
+        raise NotebookProblem(_("{name} has {count} cells (at most {limit})", name=name,
+                                count=f"{len(cells):,}", limit=f"{MAX_CELLS:,}"))
     out: list[tuple[int, str]] = []
     total = 0
     for number, cell in enumerate(cells, start=1):
@@ -193,7 +197,8 @@ def code_cells(name: str, data: bytes) -> list[tuple[int, str]]:
             continue
         total += len(source)
         if total > MAX_CODE_CHARS:
-            raise NotebookProblem(f"{name}: its code cells come to more than {mib(MAX_CODE_CHARS)}")
+            raise NotebookProblem(_("{name}: its code cells come to more than {limit}", name=name,
+                                    limit=mib(MAX_CODE_CHARS)))
         out.append((number, source))
     return out
 
@@ -379,8 +384,8 @@ def extract(name: str, data: bytes, functions: dict[str, Stub]) -> Extraction:
                                [stubs[n] for n in missing], stub.imports if missing else ())
         data_out = text.encode("utf-8")
         if len(data_out) > MAX_SOURCE_BYTES:
-            raise NotebookProblem(f"{name}: the code of {drill} comes to {mib(len(data_out))} "
-                                  f"(at most {mib(MAX_SOURCE_BYTES)})")
+            raise NotebookProblem(_("{name}: the code of {drill} comes to {size} (at most {limit})", name=name,
+                                    drill=drill, size=mib(len(data_out)), limit=mib(MAX_SOURCE_BYTES)))
         result.files[f"{drill}.py"] = data_out
         result.line_map[drill] = rows
     return result

@@ -29,6 +29,7 @@ from typing import Any
 
 from grader.core.errors import NotGradable, UsageError
 from grader.core.files import remove_tree
+from grader.core.i18n import N_, _
 from grader.core.results_json import Results
 from grader.core.sources import MAX_SOURCE_BYTES
 from grader.core.sources import read as read_source
@@ -43,6 +44,11 @@ class Kind(StrEnum):
     ZIP = "zip"
     NOTEBOOK = "notebook"
     LOOSE = "loose files"
+
+
+# What each kind is called in a sentence ("{given} is a {kind}, not a folder").
+KIND_WORDS = {Kind.FOLDER: N_("folder"), Kind.ZIP: N_("zip"), Kind.NOTEBOOK: N_("notebook"),
+              Kind.LOOSE: N_("loose files")}
 
 
 @dataclass(frozen=True)
@@ -112,8 +118,9 @@ def learner_folder(given: str | Path, course: Path) -> Path:
             return path.resolve()
         raise
     if submission.folder is None:
-        raise UsageError(f"{given} is a {submission.kind}, not a folder: check, watch and hint work in "
-                         "your exercises folder; `torchdrill grade` grades a zip or a notebook")
+        raise UsageError(_("{given} is a {kind}, not a folder: check, watch and hint work in your "
+                           "exercises folder; `torchdrill grade` grades a zip or a notebook",
+                           given=given, kind=_(KIND_WORDS[submission.kind])))
     return submission.folder
 
 
@@ -128,8 +135,10 @@ def _find(given: Path, course: Path) -> Path:
         if candidate.exists() or candidate.is_symlink():
             return candidate
     looked = list(dict.fromkeys(str(p) for p in (given.absolute(), (course / given).absolute())))
-    raise UsageError(f"submission {given} does not exist" + (
-        f" (looked for {looked[0]} and {looked[1]})" if len(looked) > 1 else ""))
+    if len(looked) > 1:
+        raise UsageError(_("submission {given} does not exist (looked for {first} and {second})",
+                           given=given, first=looked[0], second=looked[1]))
+    raise UsageError(_("submission {given} does not exist", given=given))
 
 
 def _drill_file(path: Path, course: Path, student: str | None) -> Submission:
@@ -137,13 +146,18 @@ def _drill_file(path: Path, course: Path, student: str | None) -> Submission:
     drills = reader.drills_named(exercise_tests(course)).get(path.name, [])
     if len(drills) != 1:
         example = next(iter(exercise_tests(course)), "topic/drill")
-        raise NotGradable(f"{path.name} is not named after a drill (e.g. {PurePosixPath(example).name}.py "
-                          f"for {example})" + (f", or names {len(drills)} of them" if drills else "")
-                          + ": give your exercises folder, a .zip of it, a notebook, or a drill's own file")
+        params = {"file": path.name, "name": PurePosixPath(example).name, "example": example,
+                  "count": len(drills)}
+        raise NotGradable(
+            _("{file} is not named after a drill (e.g. {name}.py for {example}), or names {count} of them: "
+              "give your exercises folder, a .zip of it, a notebook, or a drill's own file", **params)
+            if drills else
+            _("{file} is not named after a drill (e.g. {name}.py for {example}): give your exercises "
+              "folder, a .zip of it, a notebook, or a drill's own file", **params))
     data = read_source(path)
     if data is None:
-        raise NotGradable(f"{path.name} cannot be read as a source file (at most "
-                          f"{MAX_SOURCE_BYTES:,} bytes, a regular file)")
+        raise NotGradable(_("{file} cannot be read as a source file (at most {limit} bytes, a regular file)",
+                            file=path.name, limit=f"{MAX_SOURCE_BYTES:,}"))
     return Submission(student or str(path.absolute()), path, Kind.LOOSE, {f"{drills[0]}.py": data})
 
 

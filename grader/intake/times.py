@@ -24,6 +24,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from grader.core.errors import UsageError
+from grader.core.i18n import _
 from grader.intake.archives import SubmissionProblem, open_zip
 from grader.intake.reader import TIMESTAMP_FILE, TIMESTAMP_SUFFIX, Entry
 
@@ -42,8 +43,8 @@ def parse_time(text: str, zone: tzinfo, where: str) -> datetime:
     try:
         when = datetime.fromisoformat(cleaned)
     except ValueError:
-        raise TimesError(f"{where}: {text.strip()!r} is not a date and time "
-                         "(e.g. 2026-09-14T23:59:00-04:00 or 2026-09-14 23:59:00 UTC)") from None
+        raise TimesError(_("{where}: {text} is not a date and time (e.g. 2026-09-14T23:59:00-04:00 or "
+                           "2026-09-14 23:59:00 UTC)", where=where, text=repr(text.strip()))) from None
     return when if when.tzinfo is not None else when.replace(tzinfo=zone)
 
 
@@ -52,17 +53,17 @@ def read_csv(path: Path, zone: tzinfo) -> dict[str, datetime]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TimesError(f"--times {path}: cannot read it ({exc})") from None
+        raise TimesError(_("--times {path}: cannot read it ({error})", path=path, error=exc)) from None
     times: dict[str, datetime] = {}
     for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
         if not row or not any(cell.strip() for cell in row):
             continue
         if len(row) < 2:
-            raise TimesError(f"{path}, line {number}: expected student,time")
+            raise TimesError(_("{path}, line {number}: expected student,time", path=path, number=number))
         student, stamp = row[0].strip(), row[1].strip()
         if number == 1 and not stamp[:1].isdigit():
             continue  # a header
-        times[student] = parse_time(stamp, zone, f"{path}, line {number}")
+        times[student] = parse_time(stamp, zone, _("{path}, line {number}", path=path, number=number))
     return times
 
 
@@ -78,7 +79,7 @@ def entry_time(entry: Entry, zone: tzinfo, table: dict[str, datetime] | None = N
                 with open(candidate, "rb") as f:
                     text = f.read(MAX_TIMESTAMP_BYTES).decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise TimesError(f"{candidate}: cannot read it ({exc})") from None
+                raise TimesError(_("{path}: cannot read it ({error})", path=candidate, error=exc)) from None
             return parse_time(text, zone, str(candidate)), candidate.name
     if use_zip and entry.kind == "zip":
         try:  # opened as the intake opens a zip: no link followed, its directory's size checked first

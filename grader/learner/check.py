@@ -30,6 +30,7 @@ from rich.text import Text
 
 from grader.core import hints, results_json, syllabus
 from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, UsageError
+from grader.core.i18n import _
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
 from grader.core.results_json import ExerciseResult, Results
 from grader.core.syllabus import exercise_tests
@@ -122,8 +123,8 @@ class _CappedOutput(io.TextIOBase):
             budget.left -= len(shown)
             budget.cut += len(text) - len(shown)
             if budget.left == 0:
-                self.stream.write(f"\n... (your output is cut here: a check shows {budget.cap:,} "
-                                  "characters of it)\n")
+                self.stream.write("\n" + _("... (your output is cut here: a check shows {cap} "
+                                            "characters of it)", cap=f"{budget.cap:,}") + "\n")
         else:
             budget.cut += len(text)
         return len(text)
@@ -150,14 +151,16 @@ def _capped_output(cap: int) -> Iterator[None]:
     finally:
         sys.stdout, sys.stderr = saved
         if budget.cut:
-            print(f"({budget.cut:,} characters of your output were not shown)", file=sys.stderr)
+            print(_("({cut} characters of your output were not shown)", cut=f"{budget.cut:,}"),
+                  file=sys.stderr)
 
 
 def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None = None) -> Results:
     """Grade one drill in this process (quick profile, no capture); return the results."""
     test = exercise_tests(root).get(drill_id)
     if test is None:
-        raise UsageError(f"drill {drill_id} has no test file at {syllabus.test_file(root, drill_id)}")
+        raise UsageError(_("drill {drill} has no test file at {path}", drill=drill_id,
+                           path=syllabus.test_file(root, drill_id)))
     args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
             "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
             "--public-examples"]  # what a learner can replay, even with a secret in the environment
@@ -183,7 +186,7 @@ def check(where: Place, drill_id: str, console: Console, timeout: float | None =
         results_json.write(merged, where.results_path)
     row = next((ex for ex in results["exercises"] if ex["id"] == drill_id), None)
     if row is None:
-        raise GraderFailed(f"the tests of {drill_id} reported no graded property")
+        raise GraderFailed(_("the tests of {drill} reported no graded property", drill=drill_id))
     print_check(where, row, console, elapsed)
     print_next_step(where, row, statuses(merged), console)
     return row["status"]
@@ -194,8 +197,9 @@ def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: fl
     console.print()
     head = Text(row["id"], style="bold")
     head.append(f"  {present.label(row['status'])}", style=table.STATUS_STYLE.get(row["status"], ""))
-    score = "pending" if row["status"] == NOT_RUN else present.score_text(row["score"], row["max_score"])
-    head.append(f"  {score} points  ({elapsed:.1f} s, quick check)", style="dim")
+    score = _("pending") if row["status"] == NOT_RUN else present.score_text(row["score"], row["max_score"])
+    head.append("  " + _("{score} points  ({seconds} s, quick check)", score=score,
+                         seconds=f"{elapsed:.1f}"), style="dim")
     console.print(head)
     marks = MARKS if console.is_terminal else ASCII_MARKS
     for t in present.sorted_tests(row["tests"]):
@@ -205,8 +209,8 @@ def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: fl
             line.append(f"  {present.label(t['outcome'])}", style=table.STATUS_STYLE.get(t["outcome"], "red"))
         console.print(line)
     if row["status"] == NOT_ATTEMPTED:
-        console.print(Text(f"\nNot attempted yet: replace `raise NotImplementedError` in "
-                           f"{where.shown_path(where.exercise_file(row['id']))}."))
+        console.print(Text("\n" + _("Not attempted yet: replace `raise NotImplementedError` in {path}.",
+                                     path=where.shown_path(where.exercise_file(row["id"])))))
     table.render_problems({"exercises": [row]}, console)
 
 
@@ -215,15 +219,19 @@ def print_next_step(where: Place, row: ExerciseResult, status: dict[str, str], c
     drill = where.course.drill(row["id"]) if row["id"] in where.course.ids else None
     if row["status"] == PASSED:
         following = next_unfinished(where.course, status)
-        after = f"next: torchdrill check {short_name(where.course, following)}" if following else \
-            "every drill is done: run `torchdrill grade` for the full grade"
-        console.print(Text(f"{row['id']} is done (`torchdrill grade` tries more examples); {after}"))
+        if following:
+            console.print(Text(_("{drill} is done (`torchdrill grade` tries more examples); "
+                                 "next: torchdrill check {name}",
+                                 drill=row["id"], name=short_name(where.course, following))))
+        else:
+            console.print(Text(_("{drill} is done (`torchdrill grade` tries more examples); every drill "
+                                 "is done: run `torchdrill grade` for the full grade", drill=row["id"])))
         return
     if drill is not None and drill.hints:
         left = len(drill.hints) - len(hints.shown(where.submission, drill))
         if left:
-            console.print(Text(f"stuck? torchdrill hint {drill.name}  ({left} of {len(drill.hints)} "
-                               "hints left)", style="dim"))
+            console.print(Text(_("stuck? torchdrill hint {name}  ({left} of {count} hints left)",
+                                 name=drill.name, left=left, count=len(drill.hints)), style="dim"))
 
 
 def for_file(where: Place, given: str, drill_id: str) -> Place | None:
@@ -246,13 +254,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     elsewhere = for_file(where, args.name, drill_id)
     console = table.make_console()
     if elsewhere is not None:
-        console.print(Text(f"checking {elsewhere.submission / drill_id}.py (not your {where.submission.name}/: "
-                           f"{'recorded in ' + str(where.results_path) if args.out else 'not recorded'})",
+        path, folder = f"{elsewhere.submission / drill_id}.py", where.submission.name
+        console.print(Text(_("checking {path} (not your {folder}/: recorded in {results})", path=path,
+                             folder=folder, results=where.results_path) if args.out else
+                           _("checking {path} (not your {folder}/: not recorded)", path=path, folder=folder),
                            style="dim"))
     try:
         status = check(elsewhere or where, drill_id, console, args.timeout,
                        record=elsewhere is None or bool(args.out))
     except KeyboardInterrupt:
-        console.print("\ninterrupted")
+        console.print("\n" + _("interrupted"))
         return 130
     return EXIT_OK if status == PASSED else EXIT_NOT_DONE

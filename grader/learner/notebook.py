@@ -30,8 +30,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader.core import syllabus
-from grader.core.outcomes import PASSED
+from grader.core import i18n, syllabus
+from grader.core.i18n import N_, _
+from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
 from grader.core.syllabus import Course
 from grader.intake import notebooks
 from grader.learner.check import print_check, run_check
@@ -64,8 +65,9 @@ def find_course(start: Path | None = None) -> Path:
     for folder in (here, *here.parents, here / HANDOUT_FOLDER):
         if (folder / "course.toml").is_file() and (folder / "tests" / "conftest.py").is_file():
             return folder
-    raise FileNotFoundError(f"no torchdrill handout at {here} or above, nor in ./{HANDOUT_FOLDER}: "
-                            "run the notebook's set-up cell first (or set TORCHDRILL_COURSE)")
+    raise FileNotFoundError(_("no torchdrill handout at {here} or above, nor in ./{folder}: run the "
+                              "notebook's set-up cell first (or set TORCHDRILL_COURSE)",
+                              here=here, folder=HANDOUT_FOLDER))
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class _NotebookPlace(Place):
     """Where ``print_check`` says the learner's code is: the notebook's cell."""
 
     def exercise_file(self, drill_id: str) -> Path:
-        return Path(f"the code cell of {drill_id} in this notebook")
+        return Path(_("the code cell of {drill} in this notebook", drill=drill_id))
 
     def shown_path(self, path: Path) -> str:
         return str(path)
@@ -127,6 +129,17 @@ def check(name: str, course: str | Path | None = None) -> bool:
     with its smallest input, expected vs got and the traceback. True when it is done."""
     root = Path(course).resolve() if course else find_course()
     loaded: Course = syllabus.load(root)
+    # The notebook's language: $TORCHDRILL_LANG, else the handout's, else the locale.
+    with i18n.speaking(i18n.choose(None, loaded.language)):
+        return _check(root, loaded, name)
+
+
+# A drill's status in the line under a notebook's check ("not done yet (partial)").
+NOTEBOOK_STATUS = {"partial": N_("partial"), "failed": N_("failed"), "error": N_("error"),
+                   NOT_ATTEMPTED: N_("not attempted"), NOT_RUN: N_("not run")}
+
+
+def _check(root: Path, loaded: Course, name: str) -> bool:
     drill_id = loaded.resolve(name)
     # Plain text with ANSI colours on stdout: Jupyter and Colab show it as the cell's output
     # (rich's own Jupyter mode would make one HTML block per line).
@@ -147,7 +160,8 @@ def check(name: str, course: str | Path | None = None) -> bool:
         print_check(where, row, console, elapsed)
     done = row["status"] == PASSED
     console.print()
-    console.print(f"{drill_id}: done" if done else
-                  f"{drill_id}: not done yet ({row['status'].replace('_', ' ')}); fix the cell above "
-                  "and run this one again")
+    status = row["status"]
+    console.print(_("{drill}: done", drill=drill_id) if done else
+                  _("{drill}: not done yet ({status}); fix the cell above and run this one again", drill=drill_id,
+                    status=_(NOTEBOOK_STATUS[status]) if status in NOTEBOOK_STATUS else status.replace("_", " ")))
     return done

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from grader.core import results_json, syllabus
 from grader.core.errors import UsageError
+from grader.core.i18n import _
 from grader.core.layout import Layout
 from grader.core.outcomes import NOT_RUN, PASSED
 from grader.core.results_json import Results
@@ -90,7 +91,7 @@ def current_drill(where: Place) -> str:
     """The drill a learner is on: the first not done, in course order."""
     following = next_unfinished(where.course, statuses(last_results(where.results_path)))
     if following is None:
-        raise UsageError("every drill is done; name the drill whose hints you want")
+        raise UsageError(_("every drill is done; name the drill whose hints you want"))
     return following
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.text import Text
 
 from grader.core.errors import EXIT_OK, UsageError
+from grader.core.i18n import _
 from grader.core.outcomes import PASSED
 from grader.core.syllabus import Course, CourseError
 from grader.learner.check import check
@@ -37,7 +38,7 @@ def watch_loop(course: Course, start: str, saves: Saves, check_drill: Callable[[
     for changed in saves:
         target = _drill_for(course, changed, current)
         if target != current:
-            say(f"switching to {target}")
+            say(_("switching to {drill}", drill=target))
         current = _settle(course, target, check_drill, status_of, say)
         if current is None:
             return True
@@ -48,14 +49,14 @@ def _settle(course: Course, drill_id: str, check_drill: Callable[[str], str],
             status_of: Callable[[], dict[str, str]], say: Callable[[str], None]) -> str | None:
     """Check ``drill_id``; while the checked drill is done, move on to the next
     unfinished one and check it. The drill to keep watching, or None if all are done."""
-    for _ in range(len(course.ids) + 1):
+    for _attempt in range(len(course.ids) + 1):
         if check_drill(drill_id) != PASSED:
             return drill_id
         following = next_unfinished(course, status_of())
         if following is None:
-            say("every drill is done: run `torchdrill grade` for the full grade")
+            say(_("every drill is done: run `torchdrill grade` for the full grade"))
             return None
-        say(f"{drill_id} is done; moving on to {following}")
+        say(_("{drill} is done; moving on to {following}", drill=drill_id, following=following))
         drill_id = following
     return drill_id
 
@@ -76,10 +77,10 @@ def file_saves(folder: Path) -> Iterator[list[Path]]:
     try:
         import watchfiles
     except ImportError:
-        raise UsageError("torchdrill watch needs the watchfiles package: "
-                             "pip install watchfiles (pinned in constraints.txt)") from None
+        raise UsageError(_("torchdrill watch needs the watchfiles package: "
+                           "pip install watchfiles (pinned in constraints.txt)")) from None
     for changes in watchfiles.watch(folder, watch_filter=watchfiles.PythonFilter(), raise_interrupt=True):
-        yield sorted({Path(p) for _, p in changes})
+        yield sorted({Path(p) for _change, p in changes})
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -97,10 +98,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     def saves() -> Iterator[list[Path]]:
         yield from file_saves(where.submission)
 
-    console.print(Text(f"watching {where.shown_path(where.submission)} (Ctrl-C to stop)", style="dim"))
+    console.print(Text(_("watching {path} (Ctrl-C to stop)", path=where.shown_path(where.submission)),
+                       style="dim"))
     try:
         watch_loop(where.course, start, saves(), check_drill,
                    lambda: statuses(last_results(where.results_path)), say)
     except KeyboardInterrupt:
-        console.print(Text("\nstopped watching", style="dim"))
+        console.print(Text("\n" + _("stopped watching"), style="dim"))
     return EXIT_OK
