@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from grader.core.i18n import _
 from grader.core.sources import (
     MAX_SOURCE_BYTES,
     MAX_SUBMISSION_BYTES,
@@ -53,7 +54,7 @@ from grader.core.sources import (
     walk,
 )
 from grader.core.sources import read as read_source
-from grader.core.students import student_id_problem
+from grader.core.students import student_id_problem, student_name
 from grader.intake import notebooks
 from grader.intake.archives import (
     SubmissionProblem,
@@ -162,7 +163,7 @@ def _one_zip_inside(folder: Entry, exercise_ids: list[str]) -> Entry | None:
 
 def _classify(path: Path) -> Entry:
     """Folder, zip or other, from what the entry is (a link is never followed)."""
-    name = path.name
+    name = student_name(path.name)  # composed (NFC): a Mac writes 'José' decomposed
     try:
         mode = path.lstat().st_mode
     except OSError as exc:
@@ -200,7 +201,7 @@ def _mark_duplicates(entries: list[Entry]) -> None:
     both refused: which one to grade is the instructor's call."""
     groups: dict[str, list[Entry]] = {}
     for entry in entries:
-        groups.setdefault(entry.student.lower(), []).append(entry)
+        groups.setdefault(entry.student.casefold(), []).append(entry)
     for group in groups.values():
         if len(group) > 1:
             names = sorted(e.label for e in group)
@@ -240,7 +241,7 @@ def _candidate_roots(members: Iterable[Member]) -> list[str]:
 def _locate(entry: Entry, listing: Listing, exercise_ids: list[str]) -> str:
     """The one root holding exercise files, or a problem that says what was found."""
     paths = {m.path for m in listing.members}
-    where = "zip" if entry.kind == "zip" else "folder"
+    in_zip = entry.kind == "zip"
     hits = {}
     for root in _candidate_roots(listing.members):
         found = [i for i in exercise_ids if (f"{root}/{i}.py" if root else f"{i}.py") in paths]
@@ -250,15 +251,17 @@ def _locate(entry: Entry, listing: Listing, exercise_ids: list[str]) -> str:
         return next(iter(hits))
     if len(hits) > 1:
         copies = [f"{r}/{found[0]}.py" if r else f"{found[0]}.py" for r, found in hits.items()]
-        raise SubmissionProblem(f"{entry.label} has exercise files in {len(hits)} places "
-                                f"({', '.join(copies)}): keep one copy of the exercise folders")
+        raise SubmissionProblem(_("{label} has exercise files in {count} places ({copies}): keep one "
+                                  "copy of the exercise folders", label=entry.label, count=len(hits),
+                                  copies=", ".join(copies)))
     found_notebooks = _notebooks(listing)
     if len(found_notebooks) == 1:
         entry.notebook = found_notebooks[0]
         return str(PurePosixPath(found_notebooks[0]).parent).removeprefix(".")
     if found_notebooks:
-        raise SubmissionProblem(f"{entry.label} has no exercise file and {len(found_notebooks)} "
-                                f"notebooks ({', '.join(found_notebooks[:4])}): hand in one notebook")
+        raise SubmissionProblem(_("{label} has no exercise file and {count} notebooks ({notebooks}): "
+                                  "hand in one notebook", label=entry.label, count=len(found_notebooks),
+                                  notebooks=", ".join(found_notebooks[:4])))
     loose = _loose(listing, exercise_ids)
     if loose is not None:
         entry.root, entry.loose = loose
@@ -266,15 +269,24 @@ def _locate(entry: Entry, listing: Listing, exercise_ids: list[str]) -> str:
     deep = _too_deep(paths, exercise_ids)
     if deep:
         exercise, prefix = deep
-        raise SubmissionProblem(f"{entry.label}: found {exercise}.py under {prefix}/: "
-                                f"put the exercise folders at the top of the {where}")
+        raise SubmissionProblem(
+            _("{label}: found {exercise}.py under {prefix}/: put the exercise folders at the top of the zip",
+              label=entry.label, exercise=exercise, prefix=prefix) if in_zip else
+            _("{label}: found {exercise}.py under {prefix}/: put the exercise folders at the top of the "
+              "folder", label=entry.label, exercise=exercise, prefix=prefix))
     if not listing.members:
-        ignored = f" (it holds {listing.links} symbolic link(s), which are ignored)" if listing.links else ""
-        raise SubmissionProblem(f"{entry.label} is empty{ignored}")
+        raise SubmissionProblem(
+            _("{label} is empty (it holds {links} symbolic link(s), which are ignored)",
+              label=entry.label, links=listing.links) if listing.links else
+            _("{label} is empty", label=entry.label))
     example = exercise_ids[0] if exercise_ids else "topic/drill"
-    raise SubmissionProblem(f"{entry.label} has no exercise file: expected e.g. {example}.py at the "
-                            f"top of the {where}, under exercises/, or under one top folder"
-                            + _no_exercise_hints(listing, exercise_ids))
+    notes = _no_exercise_hints(listing, exercise_ids)
+    raise SubmissionProblem(
+        (_("{label} has no exercise file: expected e.g. {example}.py at the top of the zip, under "
+           "exercises/, or under one top folder", label=entry.label, example=example) if in_zip else
+         _("{label} has no exercise file: expected e.g. {example}.py at the top of the folder, under "
+           "exercises/, or under one top folder", label=entry.label, example=example))
+        + "".join(_("; {note}", note=note) for note in notes))
 
 
 def _notebooks(listing: Listing) -> list[str]:
@@ -305,7 +317,7 @@ def _loose(listing: Listing, exercise_ids: list[str]) -> tuple[str, dict[str, st
     by_name = drills_named(exercise_ids)
     found: dict[str, dict[str, str]] = {}
     for member in listing.members:
-        folder, _, name = member.path.rpartition("/")
+        folder, _slash, name = member.path.rpartition("/")
         drills = by_name.get(name, [])
         if "/" not in folder and len(drills) == 1:
             found.setdefault(folder, {})[name] = f"{drills[0]}.py"
@@ -329,25 +341,25 @@ def _too_deep(paths: set[str], exercise_ids: list[str]) -> tuple[str, str] | Non
                 found.append((cut, "/".join(parts[:cut]), exercise))
     if not found:
         return None
-    _, prefix, exercise = min(found)
+    _depth, prefix, exercise = min(found)
     return exercise, prefix
 
 
-def _no_exercise_hints(listing: Listing, exercise_ids: list[str]) -> str:
+def _no_exercise_hints(listing: Listing, exercise_ids: list[str]) -> list[str]:
     """What was there instead: a drill file out of its topic folder, a nested zip, links."""
     notes = []
     by_name = {name: drills[-1] for name, drills in drills_named(exercise_ids).items()}
     for member in sorted(listing.members, key=lambda m: (m.path.count("/"), m.path)):
         name = PurePosixPath(member.path).name
         if name in by_name:
-            notes.append(f"found {member.path}, which belongs at {by_name[name]}.py")
+            notes.append(_("found {path}, which belongs at {drill}.py", path=member.path, drill=by_name[name]))
             break
     zips = sorted(m.path for m in listing.members if m.path.lower().endswith(ZIP_SUFFIX))
     if zips:
-        notes.append(f"it holds {zips[0]}: zips inside a submission are not opened")
+        notes.append(_("it holds {zip}: zips inside a submission are not opened", zip=zips[0]))
     if listing.links:
-        notes.append(f"{listing.links} symbolic link(s) were ignored")
-    return "; " + "; ".join(notes) if notes else ""
+        notes.append(_("{links} symbolic link(s) were ignored", links=listing.links))
+    return notes
 
 
 def _selected(entry: Entry, listing: Listing) -> list[tuple[str, Member]]:
@@ -357,18 +369,20 @@ def _selected(entry: Entry, listing: Listing) -> list[tuple[str, Member]]:
     if entry.loose is not None:
         loose = entry.loose
         selection.chosen = [(loose[rel], member) for rel, member in selection.chosen if rel in loose]
-    for _, member in selection.chosen:
+    for _rel, member in selection.chosen:
         if member.info is not None:
             check_member(entry.label, member.info)
     if selection.total > MAX_SUBMISSION_BYTES:
-        raise SubmissionProblem(f"{entry.label}: its .py files come to {mib(selection.total)} "
-                                f"(at most {mib(MAX_SUBMISSION_BYTES)})")
+        raise SubmissionProblem(_("{label}: its .py files come to {size} (at most {limit})", label=entry.label,
+                                  size=mib(selection.total), limit=mib(MAX_SUBMISSION_BYTES)))
     if not selection.chosen and selection.oversized:
-        raise SubmissionProblem(f"{entry.label}: every .py file is over {mib(MAX_SOURCE_BYTES)} "
-                                f"(e.g. {selection.oversized[0]}), so none can be graded")
-    clash = folders_clash(rel for rel, _ in selection.chosen)
+        raise SubmissionProblem(_("{label}: every .py file is over {limit} (e.g. {example}), so none can "
+                                  "be graded", label=entry.label, limit=mib(MAX_SOURCE_BYTES),
+                                  example=selection.oversized[0]))
+    clash = folders_clash(rel for rel, _member in selection.chosen)
     if clash:
-        raise SubmissionProblem(f"{entry.label} has {clash} both as a file and as a folder")
+        raise SubmissionProblem(_("{label} has {path} both as a file and as a folder", label=entry.label,
+                                  path=clash))
     return selection.chosen
 
 
@@ -383,15 +397,15 @@ def files(entry: Entry) -> dict[str, bytes]:
     if entry.problem is not None:
         raise SubmissionProblem(entry.problem)
     if entry.notebook is not None:
-        raise SubmissionProblem(f"{entry.label} is a notebook: read it with notebook()")
+        raise SubmissionProblem(_("{label} is a notebook: read it with notebook()", label=entry.label))
     try:
         if entry.kind == "folder":
             return _read_folder(entry)
         if entry.kind == "zip":
             return _read_zip(entry)
     except OSError as exc:
-        raise SubmissionProblem(f"{entry.label} cannot be read: {exc}") from None
-    raise SubmissionProblem(f"{entry.label} is neither a folder nor a .zip file")
+        raise SubmissionProblem(_("{label} cannot be read: {error}", label=entry.label, error=exc)) from None
+    raise SubmissionProblem(_("{label} is neither a folder nor a .zip file", label=entry.label))
 
 
 def _read_folder(entry: Entry) -> dict[str, bytes]:
@@ -403,8 +417,8 @@ def _read_folder(entry: Entry) -> dict[str, bytes]:
             continue  # no longer a regular file, or grew over the cap: skipped as listed
         total += len(data)
         if total > MAX_SUBMISSION_BYTES:
-            raise SubmissionProblem(f"{entry.label}: its .py files come to more than "
-                                    f"{mib(MAX_SUBMISSION_BYTES)}")
+            raise SubmissionProblem(_("{label}: its .py files come to more than {limit}", label=entry.label,
+                                      limit=mib(MAX_SUBMISSION_BYTES)))
         out[rel] = data
     return _nonempty(entry, out)
 
@@ -425,7 +439,7 @@ def notebook(entry: Entry, stubs: dict[str, notebooks.Stub]) -> notebooks.Extrac
     if entry.problem is not None:
         raise SubmissionProblem(entry.problem)
     if entry.notebook is None:
-        raise SubmissionProblem(f"{entry.label} holds no notebook")
+        raise SubmissionProblem(_("{label} holds no notebook", label=entry.label))
     name = PurePosixPath(entry.notebook).name
     try:
         data = _notebook_bytes(entry)
@@ -433,10 +447,10 @@ def notebook(entry: Entry, stubs: dict[str, notebooks.Stub]) -> notebooks.Extrac
     except notebooks.NotebookProblem as exc:
         raise SubmissionProblem(f"{entry.label}: {exc}") from None
     except OSError as exc:
-        raise SubmissionProblem(f"{entry.label} cannot be read: {exc}") from None
+        raise SubmissionProblem(_("{label} cannot be read: {error}", label=entry.label, error=exc)) from None
     if not extraction.files:
-        raise SubmissionProblem(f"{entry.label}: no cell of {name} defines a drill's function, "
-                                "so there is nothing to grade")
+        raise SubmissionProblem(_("{label}: no cell of {name} defines a drill's function, so there is "
+                                  "nothing to grade", label=entry.label, name=name))
     return extraction
 
 
@@ -450,17 +464,19 @@ def _notebook_bytes(entry: Entry) -> bytes:
         members = {m.path: m for m in zip_listing(entry.label, zf).members}
         member = members.get(entry.notebook)
         if member is None or member.info is None:
-            raise SubmissionProblem(f"{entry.label} no longer holds {entry.notebook}")
+            raise SubmissionProblem(_("{label} no longer holds {notebook}", label=entry.label,
+                                      notebook=entry.notebook))
         if member.size > notebooks.MAX_NOTEBOOK_BYTES:
-            raise SubmissionProblem(f"{entry.label}: {entry.notebook} is {mib(member.size)} "
-                                    f"(at most {mib(notebooks.MAX_NOTEBOOK_BYTES)})")
+            raise SubmissionProblem(_("{label}: {notebook} is {size} (at most {limit})", label=entry.label,
+                                      notebook=entry.notebook, size=mib(member.size),
+                                      limit=mib(notebooks.MAX_NOTEBOOK_BYTES)))
         check_member(entry.label, member.info)
         return read_member(entry.label, zf, member.info, notebooks.MAX_NOTEBOOK_BYTES)
 
 
 def _nonempty(entry: Entry, out: dict[str, bytes]) -> dict[str, bytes]:
     if not out:
-        raise SubmissionProblem(f"{entry.label} has no .py file left to grade")
+        raise SubmissionProblem(_("{label} has no .py file left to grade", label=entry.label))
     return out
 
 

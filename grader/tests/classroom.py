@@ -81,7 +81,7 @@ def make_class(folder: Path, n: int, only: list[str] | None = None) -> dict[str,
     kinds = {}
     for i in range(n):
         kind = KINDS[i % len(KINDS)]
-        student = f"s{i:03d}-{kind}"
+        student = f"张三-{kind}" if i == 4 else f"s{i:03d}-{kind}"  # a zip named in Chinese
         kinds[student] = kind
         if i % 5 == 4:
             staging = folder / f".staging-{student}"

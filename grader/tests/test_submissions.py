@@ -392,22 +392,40 @@ def test_ids_differing_only_in_case_both_refused(subs):
 @pytest.mark.parametrize("name, expected", [
     ("bob smith", "has characters a student id may not have (space)"),
     ("bob;rm", "(';')"),
-    ("zoë", "('ë')"),
+    ("zoe\u0308", "not in Unicode's composed form"),  # as typed on a Mac, unless the intake composes it
+    ("a\u202eb", "('\\u202e')"),  # a right-to-left override: invisible, reorders what follows
+    ("a\u200bb", "('\\u200b')"),  # a zero-width space
     ("a,b\"c", "('\"', ',')"),
     ("-rf", "must start with a letter or digit (a leading '-'"),
     ("+SUM", "must start with a letter or digit"),
     ("@home", "must start with a letter or digit"),
-    ("a" * 101, "is 101 characters long (at most 100)"),
+    ("a" * 101, "is 101 characters long (at most 100,"),
+    ("张" * 70, "is 70 characters long (at most 100, and 200 bytes of UTF-8)"),
 ])
-def test_unsafe_student_ids(subs, name, expected):
+def test_unsafe_student_ids(name, expected):
+    message = student_id_problem(name)
+    assert message is not None and expected in message
+
+
+@pytest.mark.parametrize("name, expected", [("bob smith", "(space)"), ("-rf", "a leading '-'")])
+def test_unsafe_student_ids_are_refused_by_the_intake(subs, name, expected):
     tree(subs / name, WORK)
     message = problem(subs)
     assert message.startswith(f"{name}/: ") and expected in message
 
 
-@pytest.mark.parametrize("name", ["alice", "a.b-c_d@uni.edu", "s+1", "0042", "a" * 100])
+@pytest.mark.parametrize("name", ["alice", "a.b-c_d@uni.edu", "s+1", "0042", "a" * 100,
+                                  "张三", "zoë", "Müller-Lüdenscheidt", "हिन्दी", "Иван"])
 def test_safe_student_ids(name):
     assert student_id_problem(name) is None
+
+
+def test_a_decomposed_name_is_the_composed_id(subs):
+    """A zip named on a Mac (``zoe`` + a combining diaeresis) is student ``zoë``, the id
+    the same name typed elsewhere gives, and one entry with it."""
+    make_zip(subs / "zoe\u0308.zip", WORK)
+    entry = one(subs)
+    assert entry.student == "zo\u00eb" and entry.problem is None
 
 
 def test_unsafe_id_from_a_zip_name(subs):
