@@ -3,7 +3,11 @@
 ``torchdrill`` (100 examples per property) grades; ``torchdrill-quick`` (25) is
 ``check``'s. A profile's count is a ceiling (``at_most_the_profile``): a property's
 own ``@settings(max_examples=N)`` may ask for fewer, never for more. Both are
-derandomized, keep no example database and have no deadline. ``activate`` loads
+derandomized, keep no example database and have no deadline, and skip hypothesis'
+explain phase: after the shrink, it runs the property again on variations of the
+smallest input only to annotate which arguments did not matter: a note the report
+does not show (it shows the smallest call, what came back and what was expected),
+paid for with many more calls of the student's code per failure. ``activate`` loads
 one (unless ``--hypothesis-profile`` chose another) only in a run where the
 grading plugin is active, never in other pytest runs of the same environment.
 """
@@ -27,6 +31,7 @@ def register() -> None:
         GRADING,
         derandomize=True, database=None, deadline=None, print_blob=False,
         max_examples=100, report_multiple_bugs=False,
+        phases=tuple(p for p in Phase if p is not Phase.explain),
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                HealthCheck.data_too_large, HealthCheck.filter_too_much],
     )
