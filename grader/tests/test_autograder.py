@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from grader.intake import notebooks
+from grader.tests import warm
 from grader.tests.classroom import CLASS_SECRET, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
@@ -33,10 +34,9 @@ def reference(drill: str = DRILL) -> str:
 def autograder_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     def make(folder: Path) -> str:
         out = folder / "autograder.zip"
-        proc = subprocess.run([sys.executable, "-m", "grader", "gradescope-autograder", str(out),
-                               "--course", str(REPO), "--only", DRILL, "--profile", "torchdrill-quick",
-                               "--no-shrink"], capture_output=True, text=True, timeout=120, cwd=REPO,
-                              env=with_secret())
+        proc = warm.run(["-m", "grader", "gradescope-autograder", str(out), "--course", str(REPO),
+                         "--only", DRILL, "--profile", "torchdrill-quick", "--no-shrink"], REPO, 120,
+                        env=with_secret())
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return str(out)
 

@@ -4,14 +4,13 @@ their lines, errors, help, the course's titles and the drills' hints; English un
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from grader.cli import main
 from grader.core import drill_texts, syllabus
 from grader.learner.hint import fill
+from grader.tests import warm
 from grader.tests.grading import REPO
 
 COURSE = syllabus.load(REPO)
@@ -128,9 +127,8 @@ def test_check_of_a_stub_speaks_chinese(tmp_path):
     folder = tmp_path / "sub" / "tensors"
     folder.mkdir(parents=True)
     shutil.copy(REPO / "exercises" / "tensors" / "one_hot.py", folder / "one_hot.py")
-    proc = subprocess.run([sys.executable, "-m", "grader", "check", "one_hot", "--course", str(REPO),
-                           "--submission", str(tmp_path / "sub"), "--out", str(tmp_path / "reports"),
-                           "--lang", "zh_CN"], capture_output=True, text=True, timeout=300, cwd=REPO)
+    proc = warm.run(["-m", "grader", "check", "one_hot", "--course", str(REPO), "--submission",
+                     str(tmp_path / "sub"), "--out", str(tmp_path / "reports"), "--lang", "zh_CN"], REPO, 300)
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     assert "尚未作答：请替换" in out and "快速检查" in out and "卡住了？torchdrill hint one_hot" in out

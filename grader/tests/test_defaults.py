@@ -171,7 +171,9 @@ def properties_of(drill: str) -> list[str]:
 
 def graded_round(k: int, factory: pytest.TempPathFactory) -> Results:
     """The k-th default of every drill that has one, poisoned, graded on all the drill's
-    properties (in-process, no shrinking: only whether points are lost counts)."""
+    properties (in-process, no shrinking: only whether points are lost counts), with
+    ``check``'s quick profile: a default exercised within 25 examples is exercised
+    within the official 100."""
     def make(folder: Path) -> Results:
         properties = {}
         for i, (drill, j, fn, param, default) in enumerate(CASES):
@@ -181,7 +183,7 @@ def graded_round(k: int, factory: pytest.TempPathFactory) -> Results:
                 target.write_text(poisoned_source(drill, fn, param, default, i))
                 properties[drill] = properties_of(drill)
         return grade_properties(folder / "submission", folder / "out", properties,
-                                "--no-shrink", "--isolation", "none")
+                                "--no-shrink", "--isolation", "none", "--hypothesis-profile", "torchdrill-quick")
 
     return shared(factory, f"defaults-round{k}", make)
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ import pytest
 from grader.core.results_json import Results, outcomes_only
 from grader.core.syllabus import exercise_tests
 from grader.intake import cell_lines, notebooks, reader
+from grader.tests import warm
 from grader.tests.grading import REPO
 
 STUBS = notebooks.drill_functions(REPO, list(exercise_tests(REPO)))
@@ -141,9 +140,8 @@ def test_notebooks_are_submissions_in_a_class_folder(tmp_path):
 # ------------------------------------------------------------------ the same results either way
 
 def _grade(submission: Path, out: Path) -> Results:
-    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out),
-                           "--course", str(REPO), "--only", *ONLY, "--profile", "torchdrill-quick",
-                           "--no-shrink"], capture_output=True, text=True, timeout=300, cwd=REPO)
+    proc = warm.run(["-m", "grader", "grade", str(submission), "--out", str(out), "--course", str(REPO),
+                     "--only", *ONLY, "--profile", "torchdrill-quick", "--no-shrink"], REPO, 300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads((out / "results.json").read_text())
 

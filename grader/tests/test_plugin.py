@@ -8,14 +8,13 @@ xdist workers must agree with it exactly.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from grader.core.results_json import Results, outcomes_only
+from grader.tests import warm
 
 DRILL_TEST = '''
 """Doubles a tensor."""
@@ -98,10 +97,9 @@ TEST_TIMEOUT_S = 4
 
 
 def _grade(root: Path, results: Path, *args: str) -> Results:
-    subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
-                    "--rootdir", str(root), "--submission", str(root / "sub"),
-                    "--results", str(results), "--test-timeout", str(TEST_TIMEOUT_S), *args],
-                   cwd=root, capture_output=True, text=True, timeout=300)
+    warm.run(["-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--rootdir", str(root),
+              "--submission", str(root / "sub"), "--results", str(results),
+              "--test-timeout", str(TEST_TIMEOUT_S), *args], root, 300)
     return json.loads(results.read_text())
 
 
@@ -257,10 +255,9 @@ def test_a_test_whose_process_dies_under_xdist_is_never_passed(tmp_path, dies_on
         f"import os\ndef double(x):\n    if {condition}:\n        os._exit(0)\n    return x + x\n")
     results = tmp_path / "results.json"
     results.write_text("{}")  # an older grading's
-    run = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
-                          "--rootdir", str(tmp_path), "--submission", str(tmp_path / "sub"),
-                          "--results", str(results), "-n", "1", "--max-worker-restart", "0"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    run = warm.run(["-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+                    "--submission", str(tmp_path / "sub"), "--results", str(results), "-n", "1",
+                    "--max-worker-restart", "0"], tmp_path, 300)
     if dies_on == "strings":  # the last test of its file: nothing left unrun
         tests = {t["name"]: t for t in json.loads(results.read_text())["exercises"][0]["tests"]}
         assert tests["test_doubles"]["outcome"] == "passed"
@@ -300,10 +297,9 @@ def test_a_test_its_budget_stopped_is_timed_out_whatever_it_raised(tmp_path):
     (tmp_path / "sub" / "demo").mkdir(parents=True)
     (tmp_path / "sub" / "demo" / "slow.py").write_text(textwrap.dedent(GOOD))
     results = tmp_path / "results.json"
-    subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
-                    "--rootdir", str(tmp_path), "--submission", str(tmp_path / "sub"),
-                    "--results", str(results), "--drill-budget", "1"],
-                   cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    warm.run(["-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path),
+              "--submission", str(tmp_path / "sub"), "--results", str(results), "--drill-budget", "1"],
+             tmp_path, 300)
     test = json.loads(results.read_text())["exercises"][0]["tests"][0]
     assert test["outcome"] == "timed_out", test
     assert test["message"] == "the drill's grading budget ran out during this test"

@@ -17,6 +17,7 @@ import pytest
 
 from grader.core.results_json import Results
 from grader.sandbox import confine
+from grader.tests import warm
 from grader.tests.grading import REPO, exercise, grade_properties, run_grade
 
 # Reports, from inside the worker, what it can see and do; loses one_hot's points.
@@ -272,11 +273,12 @@ def test_xdist_workers_grade_with_their_controllers_zygote(submission, tmp_path)
     assert_boundary_holds(results, seconds)
 
 
-def test_the_first_optimizer_to_cross_warms_the_zygote(tmp_path):
+def test_the_first_optimizer_to_cross_warms_the_zygote(tmp_path, monkeypatch):
     """One drill: the zygote starts cold. The GAN's first call hands its worker two
     optimizers, so the zygote imports torch._dynamo before forking that worker
     (``grader.sandbox.zygote``); a grading where none crosses stays cold
     (``test_every_layer``)."""
+    monkeypatch.setenv(warm.NO_SHARED_ZYGOTE_ENV, "1")  # a zygote of its own: the tests' shared one is warm
     results = grade_properties(REPO / "reference", tmp_path, {"training/gan": ["test_returns_python_floats"]},
                                "--isolation", "sandbox", "--no-shrink")
     assert [t["outcome"] for t in exercise(results, "training/gan")["tests"]] == ["passed"]

@@ -25,6 +25,7 @@ from grader.classroom.dictated_code import dictated_by, dictated_mask
 from grader.core.stubs import stub_source
 from grader.intake import notebooks
 from grader.reports import similarity_view
+from grader.tests import warm
 from grader.tests.classroom import disguise, drills, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
@@ -194,10 +195,9 @@ def _class(folder: Path) -> None:
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     def make(root: Path) -> dict[str, Any]:
         _class(root / "submissions")
-        proc = subprocess.run([sys.executable, "-m", "grader", "grade-all", str(root / "submissions"),
-                               "--out", str(root / "out"), "--course", str(REPO), "--workers", "2",
-                               "--only", *ONLY, "--profile", "torchdrill-quick", "--no-shrink"],
-                              capture_output=True, text=True, timeout=600, cwd=REPO, env=with_secret())
+        proc = warm.run(["-m", "grader", "grade-all", str(root / "submissions"), "--out", str(root / "out"),
+                         "--course", str(REPO), "--workers", "1", "--only", *ONLY, "--profile",
+                         "torchdrill-quick", "--no-shrink"], REPO, 600, env=with_secret())
         return {"out": str(root / "out"), "returncode": proc.returncode, "log": proc.stdout + proc.stderr}
 
     return shared(tmp_path_factory, "similarity-class", make)

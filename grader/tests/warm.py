@@ -34,13 +34,16 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 FRESH_ENV = "TORCHDRILL_TESTS_FRESH"
-NO_SHARED_ZYGOTE_ENV = "TORCHDRILL_TESTS_OWN_ZYGOTES"  # every sandboxed grading starts its own
-WARM_IMPORTS = ("torch", "hypothesis", "pytest", "rich", "jinja2", "grader.grading.pipeline",
-                "grader.grading.session")
+# set for the whole session (or a test's command): sandboxed gradings start zygotes of their own
+NO_SHARED_ZYGOTE_ENV = "TORCHDRILL_TESTS_OWN_ZYGOTES"
+# torch._dynamo: torch imports it lazily, on a checkpoint's or an optimizer's first use, and
+# every in-process grading of those drills paid for it again.
+WARM_IMPORTS = ("torch", "torch._dynamo", "hypothesis", "pytest", "rich", "jinja2",
+                "grader.grading.pipeline", "grader.grading.session")
 
 
 class _Server:
@@ -49,11 +52,12 @@ class _Server:
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         atexit.register(self.close)
 
-    def run(self, args: Sequence[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    def run(self, args: Sequence[str], cwd: Path, timeout: float,
+            env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         with tempfile.TemporaryDirectory(prefix="torchdrill-warm-") as tmp:
             out, err = Path(tmp) / "stdout", Path(tmp) / "stderr"
-            request = {"args": list(args), "cwd": str(cwd), "env": dict(os.environ),
+            request = {"args": list(args), "cwd": str(cwd), "env": dict(os.environ if env is None else env),
                        "stdout": str(out), "stderr": str(err)}
             self.proc.stdin.write(json.dumps(request) + "\n")
             self.proc.stdin.flush()
@@ -93,17 +97,18 @@ class _Server:
 _server: _Server | None = None
 
 
-def run(args: Sequence[str], cwd: Path, timeout: float = 600,
-        prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
-    """``[PREFIX] python ARGS`` in ``cwd``, output captured as text: in a child of the
-    warm server, or a fresh interpreter under a prefix or with ``TORCHDRILL_TESTS_FRESH``."""
+def run(args: Sequence[str], cwd: Path, timeout: float = 600, prefix: Sequence[str] = (),
+        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``[PREFIX] python ARGS`` in ``cwd`` (with ``env``, else this process's
+    environment), output captured as text: in a child of the warm server, or a fresh
+    interpreter under a prefix or with ``TORCHDRILL_TESTS_FRESH``."""
     global _server
     if prefix or os.environ.get(FRESH_ENV):
         return subprocess.run([*prefix, sys.executable, *args], capture_output=True, text=True,
-                              timeout=timeout, cwd=cwd)
+                              timeout=timeout, cwd=cwd, env=None if env is None else dict(env))
     if _server is None or _server.proc.poll() is not None:
         _server = _Server()
-    return _server.run(args, cwd, timeout)
+    return _server.run(args, cwd, timeout, env)
 
 
 # ------------------------------------------------------------------ the server's side
@@ -132,8 +137,9 @@ def _child(request: dict, zygote_shared: tuple[object, dict] | None) -> None:
         if zygote_shared is not None:  # the server's zygote is the server's: only attach to it
             owner, shared = zygote_shared
             owner.control.close()  # type: ignore[attr-defined]
-            from grader.sandbox import zygote
-            zygote.attach(shared)
+            if not os.environ.get(NO_SHARED_ZYGOTE_ENV):
+                from grader.sandbox import zygote
+                zygote.attach(shared)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
