@@ -13,8 +13,16 @@ KEYWORDS=(--no-default-keywords -k _ -k N_ -k ngettext:1,2 -k gettext -k Message
 for domain in torchdrill reports; do
   cfg=babel-messages.cfg
   [ "$domain" = reports ] && cfg=babel-reports.cfg
+  fresh=$(mktemp)
   pybabel extract -F "$cfg" "${KEYWORDS[@]}" --sort-by-file --no-location --project torchdrill \
-    --copyright-holder "the torchdrill authors" -o "$POT_DIR/$domain.pot" . > /dev/null 2>&1
+    --copyright-holder "the torchdrill authors" -o "$fresh" . > /dev/null 2>&1
+  # the same messages: the template (and so every catalog) stays as it is, its date included
+  if [ -f "$POT_DIR/$domain.pot" ] && cmp -s <(grep -v '^"POT-Creation-Date' "$fresh") \
+       <(grep -v '^"POT-Creation-Date' "$POT_DIR/$domain.pot"); then
+    rm "$fresh"
+  else
+    mv "$fresh" "$POT_DIR/$domain.pot"
+  fi
   [ $# -gt 0 ] && continue
   pybabel update --init-missing --no-fuzzy-matching --ignore-obsolete -D "$domain" \
     -i "grader/locale/$domain.pot" -d grader/locale -l zh_CN > /dev/null
