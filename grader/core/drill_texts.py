@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import inspect
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -40,6 +40,7 @@ class DrillTexts:
     module: str | None = None
     docstrings: dict[str, str] = field(default_factory=dict)
     hints: tuple[str, ...] = ()
+    properties: dict[str, str] = field(default_factory=dict)  # test function -> its title
 
 
 def path_of(course: Path, lang: str, drill_id: str) -> Path:
@@ -58,16 +59,20 @@ def load(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CourseError(f"{path}: cannot read the translation: {exc}") from None
     module, docs, hints = data.get("module"), data.get("docstrings", {}), data.get("hints", [])
+    properties = data.get("properties", {})
+    if not isinstance(properties, dict) or not all(isinstance(v, str) and v.strip() for v in properties.values()):
+        raise CourseError(f"{path}: [properties] must map test function names to titles")
     if module is not None and not isinstance(module, str):
         raise CourseError(f"{path}: 'module' must be a string")
     if not isinstance(docs, dict) or not all(isinstance(v, str) for v in docs.values()):
         raise CourseError(f"{path}: [docstrings] must map qualified names to strings")
     if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
         raise CourseError(f"{path}: 'hints' must be a list of non-empty strings")
-    unknown = set(data) - {"module", "docstrings", "hints"}
+    unknown = set(data) - {"module", "docstrings", "hints", "properties"}
     if unknown:
-        raise CourseError(f"{path}: unknown keys {sorted(unknown)} (module, hints, [docstrings])")
-    return DrillTexts(module, dict(docs), tuple(joined(h) for h in hints))
+        raise CourseError(f"{path}: unknown keys {sorted(unknown)} (module, hints, [docstrings], [properties])")
+    return DrillTexts(module, dict(docs), tuple(joined(h) for h in hints),
+                      {k: joined(v) for k, v in properties.items()})
 
 
 # ------------------------------------------------------------------ docstrings
@@ -157,7 +162,7 @@ def examples(doc: str) -> list[str]:
 
 
 def problems(english_source: str, english_hints: tuple[str, ...], texts: DrillTexts | None,
-             where: str) -> list[str]:
+             where: str, properties: Iterable[str] = ()) -> list[str]:
     """What ``texts`` lacks, adds, or changes against the English (a sentence each)."""
     if texts is None:
         return [f"{where}: no translation"]
@@ -175,7 +180,18 @@ def problems(english_source: str, english_hints: tuple[str, ...], texts: DrillTe
             found.append(f"{where}: the code examples of {name or 'the module'} differ from the English")
     if len(texts.hints) != len(english_hints):
         found.append(f"{where}: {len(texts.hints)} hints, the English has {len(english_hints)}")
+    names = set(properties)
+    for name in sorted(names - set(texts.properties)):
+        found.append(f"{where}: property {name} has no title")
+    for name in sorted(set(texts.properties) - names):
+        found.append(f"{where}: [properties] names {name}, which the drill's tests do not define")
     return found
+
+
+def property_names(test_source: str) -> list[str]:
+    """The properties a drill's test file defines: its module-level ``test_*`` functions."""
+    return [n.name for n in ast.parse(test_source).body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")]
 
 
 # ------------------------------------------------------------------ the course's titles
@@ -223,13 +239,19 @@ def hints(course: Course, lang: str, drill: Drill) -> tuple[str, ...]:
     return texts.hints
 
 
+def _texts(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
+    """The drill's texts in ``lang`` for a report (None for English, and for a
+    translation that cannot be read: the report is then English, not broken)."""
+    try:
+        return load(course, lang, drill_id) if lang != "en" else None
+    except CourseError:
+        return None
+
+
 def title(course: Path, lang: str, drill_id: str) -> str | None:
     """The drill's one-line title in ``lang`` (its stub's module docstring's first line,
     code marks dropped), or None where the course has none in that language."""
-    try:
-        texts = load(course, lang, drill_id) if lang != "en" else None
-    except CourseError:
-        return None
+    texts = _texts(course, lang, drill_id)
     if texts is None or not texts.module:
         return None
     first = texts.module.strip().splitlines()[0].strip()
@@ -240,12 +262,25 @@ R = TypeVar("R", bound=Mapping[str, Any])
 
 
 def with_titles(results: R, course: Path, lang: str) -> R:
-    """``results`` with each exercise's title in ``lang`` where the course has it (a
-    shallow copy: the results themselves are left as they are)."""
+    """``results`` with each exercise's title, and each property's (a test record's
+    ``title``), in ``lang`` where the course has them (a copy: the results themselves
+    are left as they are)."""
     if lang == "en":
         return results
     exercises = []
     for ex in results.get("exercises", []):
         found = title(course, lang, str(ex.get("id")))
-        exercises.append({**ex, "title": found} if found else ex)
+        texts = _texts(course, lang, str(ex.get("id")))
+        titles = texts.properties if texts is not None else {}
+        tests = [{**t, "title": titles[t["name"].partition("[")[0]]}
+                 if isinstance(t, dict) and t.get("name", "").partition("[")[0] in titles else t
+                 for t in ex.get("tests", [])]
+        exercises.append({**ex, "tests": tests, **({"title": found} if found else {})})
     return cast(R, {**results, "exercises": exercises})
+
+
+def property_titles(results: Mapping[str, Any]) -> dict[str, str]:
+    """Test name -> its title, from results ``with_titles`` made (for the places that
+    show a property by its name alone)."""
+    return {t["name"]: t["title"] for ex in results.get("exercises", []) for t in ex.get("tests", [])
+            if isinstance(t, dict) and t.get("title")}

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from grader.core import hints, results_json, syllabus
+from grader.core import drill_texts, hints, i18n, results_json, syllabus
 from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, UsageError
 from grader.core.i18n import _
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
@@ -202,9 +202,11 @@ def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: fl
                          seconds=f"{elapsed:.1f}"), style="dim")
     console.print(head)
     marks = MARKS if console.is_terminal else ASCII_MARKS
+    titles = {} if where is None else drill_texts.property_titles(drill_texts.with_titles(
+        {"exercises": [row]}, where.root, i18n.current().lang))
     for t in present.sorted_tests(row["tests"]):
         mark = marks.get(t["outcome"], marks["problem"])
-        line = Text(f"  {mark} {present.property_title(t['name'])}")
+        line = Text(f"  {mark} {present.property_title(t['name'], titles)}")
         if t["outcome"] != PASSED:
             line.append(f"  {present.label(t['outcome'])}", style=table.STATUS_STYLE.get(t["outcome"], "red"))
         console.print(line)

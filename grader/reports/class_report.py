@@ -245,7 +245,7 @@ def _property_stats(results_by_student: Mapping[str, Results], ids: list[str],
             for t in ex["tests"]:
                 p = props.setdefault((ex["id"], t["name"]), {
                     "exercise": ex["id"], "test": t["name"],
-                    "title": present.property_title(t["name"]),
+                    "title": t.get("title") or present.property_title(t["name"]),
                     "hidden": bool(t.get("hidden")),
                     "outcomes": Counter(), "inputs": {}, "without_input": 0})
                 p["outcomes"][t["outcome"]] += 1
@@ -385,6 +385,7 @@ def render_html(results_by_student: Mapping[str, Results], problems: dict[str, s
             course=course, needed=f"{student_report.TEMPLATES_DIR}/{CLASS_TEMPLATE}"))
     t = i18n.translator(lang)
     localized = {student: drill_texts.with_titles(r, course, lang) for student, r in results_by_student.items()}
+    titles = {name: title for r in localized.values() for name, title in drill_texts.property_titles(r).items()}
     summary = class_summary(localized, problems, course_order(course), t)
     template = student_report.environment(folder, lang).get_template(CLASS_TEMPLATE)
     return template.render(
@@ -396,6 +397,7 @@ def render_html(results_by_student: Mapping[str, Results], problems: dict[str, s
         student_href=student_href,
         top_inputs=TOP_INPUTS,
         similarity=similarity_view.view(similarity, [ex["id"] for ex in summary["exercises"]]),
+        property_titles=titles,
     )
 
 

@@ -81,8 +81,11 @@ def percent(score: float, max_score: float) -> float:
     return 0.0 if not max_score else max(0.0, min(100.0, 100.0 * score / max_score))
 
 
-def property_title(test_name: str) -> str:
-    """``test_dtype_is_int64[3]`` -> ``dtype is int64 [3]`` (the readable part of a name)."""
+def property_title(test_name: str, titles: Mapping[str, str] | None = None) -> str:
+    """``test_dtype_is_int64[3]`` -> ``dtype is int64 [3]`` (the readable part of a name),
+    or its title in ``titles`` (the course's translation: ``drill_texts.property_titles``)."""
+    if titles and test_name in titles:
+        return titles[test_name]
     base, bracket, params = test_name.partition("[")
     words = base.removeprefix("test_").replace("_", " ").strip() or base
     return f"{words} [{params}" if bracket else words

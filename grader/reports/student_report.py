@@ -83,7 +83,7 @@ def _environment(folder: str, lang: i18n.Lang) -> jinja2.Environment:
         "number": present.number,
         "plural": present.plural,
         "percent": present.percent,
-        "property_title": present.property_title,
+        "property_title": _property_title,
         "first_line": present.first_line,
         "call_text": counterexamples.call_text,
         "value_text": counterexamples.value_text,
@@ -122,7 +122,9 @@ def _environment(folder: str, lang: i18n.Lang) -> jinja2.Environment:
 def render_html(results: Results, course: Path, lang: i18n.Lang = i18n.Lang.EN) -> str:
     """The student report for ``results`` as one self-contained HTML page, in ``lang``."""
     template = environment(templates_dir(course), lang).get_template(STUDENT_TEMPLATE)
-    return template.render(results=drill_texts.with_titles(results, course, lang), submission_file=submission_file)
+    localized = drill_texts.with_titles(results, course, lang)
+    return template.render(results=localized, submission_file=submission_file,
+                           property_titles=drill_texts.property_titles(localized))
 
 
 def write_report(results: Results, out: Path, course: Path, lang: i18n.Lang = i18n.Lang.EN) -> Path:
@@ -131,6 +133,12 @@ def write_report(results: Results, out: Path, course: Path, lang: i18n.Lang = i1
 
 
 # ------------------------------------------------------------------ filters
+
+@jinja2.pass_context
+def _property_title(context: jinja2.runtime.Context, test_name: str) -> str:
+    """A property's title: the course's translation the page was given, else its name's words."""
+    return present.property_title(test_name, context.get("property_titles"))
+
 
 def values_html(tensor: dict[str, Any], marked: set[tuple[int, ...]] | None = None) -> Markup:
     """A described tensor's values, laid out like torch prints them, with the

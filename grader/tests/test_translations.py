@@ -1,11 +1,12 @@
-"""Both languages are whole: every drill's docstrings and hints exist in English and in
-Chinese, their code examples agree, and the Chinese follows the glossary."""
+"""Both languages are whole: every drill's docstrings, hints and property titles exist
+in English and in Chinese, their code examples agree, and the Chinese follows the glossary."""
 
 from __future__ import annotations
 
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,9 @@ def _english_source(drill_id: str) -> str:
 def test_every_docstring_and_hint_is_translated_with_the_same_examples(drill_id, lang):
     texts = drill_texts.load(REPO, lang, drill_id)
     where = str(drill_texts.path_of(REPO, lang, drill_id).relative_to(REPO))
-    assert drill_texts.problems(_english_source(drill_id), COURSE.drill(drill_id).hints, texts, where) == []
+    tests = syllabus.exercise_tests(REPO)[drill_id].read_text(encoding="utf-8")
+    assert drill_texts.problems(_english_source(drill_id), COURSE.drill(drill_id).hints, texts, where,
+                                drill_texts.property_names(tests)) == []
 
 
 def test_no_translation_names_a_drill_the_course_lacks():
@@ -84,3 +87,18 @@ def test_the_translation_follows_the_glossary(drill_id, lang):
         if missing:
             problems[f"hint {i + 1}"] = missing
     assert problems == {}
+
+
+def test_a_report_in_chinese_names_each_property_by_its_title():
+    """``with_titles`` gives each test record its translated title (a parametrized test's
+    too); English results are left as they are."""
+    names = drill_texts.property_names(syllabus.exercise_tests(REPO)["tensors/one_hot"].read_text(encoding="utf-8"))
+    results: dict[str, Any] = {"exercises": [{"id": "tensors/one_hot", "tests": [{"name": names[0], "outcome": "passed"},
+                                                                  {"name": f"{names[1]}[2]", "outcome": "failed"}]}]}
+    zh = drill_texts.with_titles(results, REPO, "zh_CN")
+    texts = drill_texts.load(REPO, "zh_CN", "tensors/one_hot")
+    assert texts is not None
+    assert [t["title"] for t in zh["exercises"][0]["tests"]] == [texts.properties[names[0]], texts.properties[names[1]]]
+    assert drill_texts.property_titles(zh)[names[0]] == texts.properties[names[0]]
+    assert drill_texts.with_titles(results, REPO, "en") is results
+    assert "title" not in results["exercises"][0]["tests"][0]
