@@ -1,4 +1,4 @@
-"""A drill's words in another language: its stub's docstrings and its hints.
+"""A drill's words in another language: its stub's docstrings, hints and property titles.
 
 English is written where the course keeps it (the docstrings in ``exercises/``, the
 hints in ``course.toml``). Every other language has one file per drill,
@@ -10,6 +10,9 @@ hints in ``course.toml``). Every other language has one file per drill,
     [docstrings]
     one_hot = \"\"\"The docstring of one_hot, dedented as inspect.cleandoc gives it.\"\"\"
     "Ring.step" = \"\"\"A method's docstring: keyed by its qualified name.\"\"\"
+
+    [properties]
+    test_dtype_is_int64 = "结果的数据类型是 int64"
 
 Only the words change between languages: ``translated_source`` swaps the docstrings
 of a stub for the file's and leaves every other byte (signatures, code, imports)
