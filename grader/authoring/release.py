@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -36,7 +37,7 @@ from grader.authoring.public_tests import (
     public_properties,
 )
 from grader.authoring.student_files import ReleaseError, student_pyproject, student_readme, student_tox_ini
-from grader.core import i18n, syllabus
+from grader.core import drill_texts, i18n, syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
 from grader.core.stubs import write_stubs
@@ -73,6 +74,7 @@ def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "",
     staging = Path(tempfile.mkdtemp(prefix=".torchdrill-release-", dir=target.parent))
     try:
         _write_handout(root, staging, course, filtered, public, notebooks, lang)
+        _drop_titles(staging / drill_texts.LOCALES, hidden_names(filtered))
         if notebooks:
             write_notebooks(root, staging, course, handout_url, lang)
         leaks = find_leaks(staging, root, hidden_names(filtered))
@@ -140,6 +142,18 @@ def _write_handout(root: Path, out: Path, course: syllabus.Course,
     student_pyproject(out / "pyproject.toml")
     (out / "tox.ini").write_text(student_tox_ini(root / "tox.ini"), encoding="utf-8")
     (out / "README.md").write_text(student_readme(root, course, public, notebooks), encoding="utf-8")
+
+
+def _drop_titles(locales: Path, hidden: set[str]) -> None:
+    """The translations' property titles of instructor-only tests left out (their names
+    would say what the handout holds back). A title is one ``name = "..."`` line; one
+    written otherwise stays, and the leak check then refuses the release."""
+    pattern = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+    for path in sorted(locales.rglob("*.toml")):
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [line for line in lines if not ((m := pattern.match(line)) and m.group(1) in hidden)]
+        if len(kept) != len(lines):
+            path.write_text("".join(kept), encoding="utf-8")
 
 
 def _copy_tree(src: Path, dst: Path, keep: Callable[[Path], bool]) -> None:

@@ -308,3 +308,19 @@ def test_release_refuses_a_course_toml_that_disagrees_with_the_tests(tmp_path):
                                                      'name = "other"\n')
     with pytest.raises(release.ReleaseError, match="only in course.toml: t/other; only in tests/: t/d"):
         release.build(tmp_path / "course", tmp_path / "out")
+
+
+def test_the_handout_keeps_the_public_properties_titles_and_drops_the_hidden_ones(handout):
+    """The translations travel with the handout, less the titles of instructor-only tests
+    (their names would tell what the handout holds back)."""
+    import tomllib
+
+    hidden = _instructor_only_names()
+    for lang_file in (REPO / "locales").rglob("*.toml"):
+        given = handout / lang_file.relative_to(REPO)
+        assert given.is_file(), given
+        full = tomllib.loads(lang_file.read_text(encoding="utf-8")).get("properties", {})
+        kept = tomllib.loads(given.read_text(encoding="utf-8")).get("properties", {})
+        assert kept == {name: title for name, title in full.items() if name not in hidden}
+    assert "test_matches_reference" in tomllib.loads(
+        (REPO / "locales/zh_CN/attention/attention.toml").read_text(encoding="utf-8"))["properties"]
