@@ -227,14 +227,14 @@ class Gradebook:
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise GradebookError(f"{self.path}: cannot {doing}: {exc}") from exc
+            raise GradebookError(_("{path}: cannot {doing}: {error}", path=self.path, doing=doing, error=exc)) from exc
         try:
             yield self._db
         except BaseException as exc:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise GradebookError(f"{self.path}: cannot {doing}: {exc}") from exc
+                raise GradebookError(_("{path}: cannot {doing}: {error}", path=self.path, doing=doing, error=exc)) from exc
             raise
         else:
             try:
@@ -242,7 +242,7 @@ class Gradebook:
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                raise GradebookError(f"{self.path}: cannot {doing}: {exc}") from exc
+                raise GradebookError(_("{path}: cannot {doing}: {error}", path=self.path, doing=doing, error=exc)) from exc
 
     def transaction(self, doing: str) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction for the term's tables (``grader.classroom.term_tables``)."""
@@ -274,7 +274,7 @@ class Gradebook:
         now = _now()
         environment = results.get("environment") or {}
         isolation = environment.get("isolation")
-        with self._transaction(f"record the submission of {student!r}") as db:
+        with self._transaction(_("record the submission of {student}", student=repr(student))) as db:
             db.execute("INSERT INTO students (id, first_graded_at) VALUES (?, ?) "
                        "ON CONFLICT (id) DO NOTHING", (student, results.get("graded_at") or now))
             db.execute("UPDATE submissions SET current = 0 WHERE student = ? AND current = 1",
@@ -299,14 +299,14 @@ class Gradebook:
     def record_times(self, student: str, times: Mapping[str, tuple[str, str]], *, replace: bool = True) -> None:
         """Record when the student handed in each assignment (``replace=False``: only
         where no time is known), in one transaction."""
-        with self._transaction(f"record the submission times of {student!r}") as db:
+        with self._transaction(_("record the submission times of {student}", student=repr(student))) as db:
             term_tables.record_times(db, student, None, times, _now(), replace=replace)
 
     def record_problem(self, student: str, reason: str) -> None:
         """Record why an entry (a student's folder or zip) could not be graded: a bad
         zip, an empty folder, a grading process that failed. Replaces an earlier
         problem of the same entry; the student's last good submission stays current."""
-        with self._transaction(f"record the problem of {student!r}") as db:
+        with self._transaction(_("record the problem of {student}", student=repr(student))) as db:
             db.execute("INSERT INTO problems (entry, reason, seen_at) VALUES (?, ?, ?) "
                        "ON CONFLICT (entry) DO UPDATE SET reason = excluded.reason, "
                        "seen_at = excluded.seen_at", (student, reason, _now()))
@@ -329,7 +329,7 @@ class Gradebook:
         not the current submission's, or when ``incoming`` is not a results dict.
         The rules are ``grader.core.results_json.fold``'s.
         """
-        with self._transaction(f"merge results into the submission of {student!r}") as db:
+        with self._transaction(_("merge results into the submission of {student}", student=repr(student))) as db:
             row = db.execute("SELECT id, content_hash, results_json FROM submissions "
                              "WHERE student = ? AND current = 1", (student,)).fetchone()
             if row is None:

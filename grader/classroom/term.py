@@ -22,6 +22,7 @@ from grader.classroom.gradebook import Gradebook
 from grader.core import assignments as course_assignments
 from grader.core import term_grades
 from grader.core.assignments import Assignment
+from grader.core.i18n import _
 from grader.core.results_json import Results
 from grader.core.syllabus import CourseError
 from grader.core.syllabus import load as load_course
@@ -57,7 +58,7 @@ def settle(book: Gradebook, course: Path, current: dict[str, Results]) -> set[st
     changed = {s for s, term in terms.items() if last.get(s) != term}
     if changed:
         stamp = now()
-        with book.transaction("record the term grades") as db:
+        with book.transaction(_("record the term grades")) as db:
             for student in sorted(changed):
                 term_tables.record_change(db, student, submissions.get(student), terms[student],
                                           why(last.get(student), terms[student]), stamp)

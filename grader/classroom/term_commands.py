@@ -50,7 +50,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
                 assignment=assignment.name, due=shown.astimezone(assignment.zone).isoformat(),
                 class_due=assignment.due.isoformat()))
     with _open(out) as book:
-        with book.transaction(f"set the extension of {args.student!r}") as db:
+        with book.transaction(_("set the extension of {student}", student=repr(args.student))) as db:
             term_tables.set_extension(db, args.student, assignment.name, extension, args.reason or "",
                                       args.by or _user(), now())
         return _republish(book, out, course)
@@ -77,7 +77,7 @@ def cmd_override(args: argparse.Namespace) -> int:
         if args.student not in book.students():
             raise UsageError(_("no student {student} in {path}: grade them first", student=repr(args.student),
                                path=book.path))
-        with book.transaction(f"set the override of {args.student!r}") as db:
+        with book.transaction(_("set the override of {student}", student=repr(args.student))) as db:
             term_tables.set_override(db, args.student, target, points, (args.reason or "").strip(),
                                      args.by or _user(), now())
         print(_("{student}: {target} override removed", student=args.student, target=target) if points is None
