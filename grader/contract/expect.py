@@ -170,7 +170,15 @@ def expect_raises(exc_type: type[BaseException], *, when: str) -> Iterator[None]
     except StudentError as err:
         if isinstance(err.original, exc_type):
             return
-        raise AssertionError(
-            f"expected {exc_type.__name__} when {when}, but {err.function} raised "
-            f"{type(err.original).__name__}: {err.original}") from None
-    raise AssertionError(f"expected {exc_type.__name__} when {when}, but the call returned normally")
+        raise _worded(Message("expected {expected} when {when}, but {function} raised {kind}: {error}",
+                              {"expected": exc_type.__name__, "when": when, "function": err.function,
+                               "kind": type(err.original).__name__, "error": str(err.original)})) from None
+    raise _worded(Message("expected {expected} when {when}, but the call returned normally",
+                          {"expected": exc_type.__name__, "when": when}))
+
+
+def _worded(message: Message) -> AssertionError:
+    """A failed check whose message is kept as an id (``grader.core.outcomes.worded``)."""
+    failure = AssertionError(str(message))
+    failure.worded = message  # type: ignore[attr-defined]
+    return failure

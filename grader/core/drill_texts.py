@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -44,6 +46,7 @@ class DrillTexts:
     docstrings: dict[str, str] = field(default_factory=dict)
     hints: tuple[str, ...] = ()
     properties: dict[str, str] = field(default_factory=dict)  # test function -> its title
+    phrases: dict[str, str] = field(default_factory=dict)  # the tests' own failure phrases (``phrase``)
 
 
 def path_of(course: Path, lang: str, drill_id: str) -> Path:
@@ -62,7 +65,9 @@ def load(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CourseError(f"{path}: cannot read the translation: {exc}") from None
     module, docs, hints = data.get("module"), data.get("docstrings", {}), data.get("hints", [])
-    properties = data.get("properties", {})
+    properties, phrases = data.get("properties", {}), data.get("phrases", {})
+    if not isinstance(phrases, dict) or not all(isinstance(v, str) and v.strip() for v in phrases.values()):
+        raise CourseError(f"{path}: [phrases] must map English phrases to their translations")
     if not isinstance(properties, dict) or not all(isinstance(v, str) and v.strip() for v in properties.values()):
         raise CourseError(f"{path}: [properties] must map test function names to titles")
     if module is not None and not isinstance(module, str):
@@ -71,11 +76,12 @@ def load(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
         raise CourseError(f"{path}: [docstrings] must map qualified names to strings")
     if not isinstance(hints, list) or not all(isinstance(h, str) and h.strip() for h in hints):
         raise CourseError(f"{path}: 'hints' must be a list of non-empty strings")
-    unknown = set(data) - {"module", "docstrings", "hints", "properties"}
+    unknown = set(data) - {"module", "docstrings", "hints", "properties", "phrases"}
     if unknown:
-        raise CourseError(f"{path}: unknown keys {sorted(unknown)} (module, hints, [docstrings], [properties])")
+        raise CourseError(f"{path}: unknown keys {sorted(unknown)} "
+                          "(module, hints, [docstrings], [properties], [phrases])")
     return DrillTexts(module, dict(docs), tuple(joined(h) for h in hints),
-                      {k: joined(v) for k, v in properties.items()})
+                      {k: joined(v) for k, v in properties.items()}, dict(phrases))
 
 
 # ------------------------------------------------------------------ docstrings
@@ -275,8 +281,9 @@ def with_titles(results: R, course: Path, lang: str) -> R:
         found = title(course, lang, str(ex.get("id")))
         texts = _texts(course, lang, str(ex.get("id")))
         titles = texts.properties if texts is not None else {}
-        tests = [{**t, "title": titles[t["name"].partition("[")[0]]}
-                 if isinstance(t, dict) and t.get("name", "").partition("[")[0] in titles else t
+        phrases = {"phrases": texts.phrases} if texts is not None and texts.phrases else {}
+        tests = [{**t, **phrases, **({"title": titles[base]} if (base := t.get("name", "").partition("[")[0])
+                                     in titles else {})} if isinstance(t, dict) else t
                  for t in ex.get("tests", [])]
         exercises.append({**ex, "tests": tests, **({"title": found} if found else {})})
     return cast(R, {**results, "exercises": exercises})
@@ -287,3 +294,45 @@ def property_titles(results: Mapping[str, Any]) -> dict[str, str]:
     show a property by its name alone)."""
     return {t["name"]: t["title"] for ex in results.get("exercises", []) for t in ex.get("tests", [])
             if isinstance(t, dict) and t.get("title")}
+
+
+# ------------------------------------------------------------------ the tests' own phrases
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_ITEMS = re.compile(r"((?:\[\d+\])+)$")  # what an item of a result adds to its phrase: [0][2]
+
+
+def phrase_problems(english: str, translated: str) -> list[str]:
+    """Why a ``[phrases]`` entry cannot be used (a sentence each)."""
+    found = []
+    if not _PLACEHOLDER.sub("", english).strip():
+        found.append(f"{english!r} is only placeholders: it would match any text")
+    if sorted(_PLACEHOLDER.findall(english)) != sorted(_PLACEHOLDER.findall(translated)):
+        found.append(f"{english!r} and its translation have different placeholders")
+    return found
+
+
+@cache
+def _pattern(template: str) -> re.Pattern[str]:
+    parts = _PLACEHOLDER.split(template)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)), re.S)
+
+
+def phrase(text: str, phrases: Mapping[str, str]) -> str | None:
+    """``text`` (a failure phrase of the course's tests, as they wrote it in English) in
+    the language of ``phrases`` (a drill's ``[phrases]``: templates whose ``{name}``
+    parts match any text), or None where no template says it. An item's index
+    (``result[0]``) is kept as it is."""
+    items = _ITEMS.search(text)
+    base = text[:items.start()] if items else text
+    for english, translated in phrases.items():
+        if phrase_problems(english, translated):
+            continue
+        found = _pattern(english).fullmatch(base)
+        if found:
+            return _filled(translated, found.groupdict()) + (items.group(1) if items else "")
+    return None
+
+
+def _filled(template: str, values: Mapping[str, str]) -> str:
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
 import grader
+from grader.core import drill_texts
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.i18n import Message, Translator
@@ -369,9 +370,18 @@ def outcomes_only(results: Results) -> dict[str, Any]:
 def message_text(record: dict[str, Any], t: Translator) -> str:
     """A test record's message in ``t``'s language: its kept id rendered, then whatever
     the message holds after its English (a student's traceback), or the text as
-    written where it has no kept id (the course's own words, an older results.json)."""
+    written where it has no kept id (an older results.json). The course's own phrases
+    in it (``what=``, an assertion's text) are translated where the record carries its
+    drill's phrases (``grader.core.drill_texts.with_titles`` adds them)."""
     text = str(record.get("message") or "")
+    phrases = record.get("phrases") or {}
     kept = Message.from_json(record.get("message_id"))
     if kept is None or not text.startswith(english := str(kept)):
-        return text
+        first, newline, rest = text.partition("\n")
+        said = drill_texts.phrase(first, phrases) if phrases else None
+        return said + newline + rest if said is not None else text
+    if phrases:
+        params = {k: drill_texts.phrase(v, phrases) or v if isinstance(v, str) else v
+                  for k, v in kept.params.items()}
+        kept = Message(kept.id, params)
     return t.message(kept) + text[len(english):]

@@ -202,8 +202,9 @@ def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: fl
                          seconds=f"{elapsed:.1f}"), style="dim")
     console.print(head)
     marks = MARKS if console.is_terminal else ASCII_MARKS
-    titles = {} if where is None else drill_texts.property_titles(drill_texts.with_titles(
-        {"exercises": [row]}, where.root, i18n.current().lang))
+    if where is not None:  # the course's titles and phrases in the command's language
+        row = drill_texts.with_titles({"exercises": [row]}, where.root, i18n.current().lang)["exercises"][0]
+    titles = drill_texts.property_titles({"exercises": [row]})
     for t in present.sorted_tests(row["tests"]):
         mark = marks.get(t["outcome"], marks["problem"])
         line = Text(f"  {mark} {present.property_title(t['name'], titles)}")

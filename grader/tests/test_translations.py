@@ -102,3 +102,31 @@ def test_a_report_in_chinese_names_each_property_by_its_title():
     assert drill_texts.property_titles(zh)[names[0]] == texts.properties[names[0]]
     assert drill_texts.with_titles(results, REPO, "en") is results
     assert "title" not in results["exercises"][0]["tests"][0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("drill_id", COURSE.ids)
+def test_the_phrases_are_well_formed(drill_id, lang):
+    """The tests' own failure phrases: the same placeholders in both languages, and no
+    template that would match any text."""
+    texts = drill_texts.load(REPO, lang, drill_id)
+    assert texts is not None
+    assert [p for en, zh in texts.phrases.items() for p in drill_texts.phrase_problems(en, zh)] == []
+
+
+def test_a_failure_message_is_rendered_with_the_courses_phrases():
+    """The engine's words from the catalog, the course's from the drill's ``[phrases]``:
+    a kept message's ``what`` and an assertion's own text; a student's traceback as written."""
+    from grader.core import i18n
+    from grader.core.results_json import message_text
+
+    zh = i18n.translator(i18n.Lang.ZH_CN)
+    phrases = {"the padded batch of {n} sequences": "{n} 个序列填充后的批次", "a label is negative": "某个标签为负"}
+    kept = i18n.Message("{what}: dtype differs: got {got}, expected {expected}",
+                        {"what": "the padded batch of 3 sequences", "got": "torch.float32", "expected": "torch.int64"})
+    record = {"message": str(kept) + "\ntraceback", "message_id": kept.to_json(), "phrases": phrases}
+    shown = message_text(record, zh)
+    assert shown.startswith("3 个序列填充后的批次") and shown.endswith("\ntraceback") and "torch.int64" in shown
+    assert message_text({"message": "a label is negative\nmore", "phrases": phrases}, zh) == "某个标签为负\nmore"
+    assert message_text({"message": "a label is negative"}, zh) == "a label is negative"
+    assert drill_texts.phrase_problems("{what}", "{what}") and drill_texts.phrase_problems("a {x}", "一个")
