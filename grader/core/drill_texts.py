@@ -307,15 +307,23 @@ def phrase_problems(english: str, translated: str) -> list[str]:
     found = []
     if not _PLACEHOLDER.sub("", english).strip():
         found.append(f"{english!r} is only placeholders: it would match any text")
-    if sorted(_PLACEHOLDER.findall(english)) != sorted(_PLACEHOLDER.findall(translated)):
+    if set(_PLACEHOLDER.findall(english)) != set(_PLACEHOLDER.findall(translated)):
         found.append(f"{english!r} and its translation have different placeholders")
     return found
 
 
 @cache
 def _pattern(template: str) -> re.Pattern[str]:
-    parts = _PLACEHOLDER.split(template)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)), re.S)
+    """The template as a pattern: a placeholder matches any text, the same text
+    wherever the same name comes again."""
+    pattern, seen = [], set()
+    for i, part in enumerate(_PLACEHOLDER.split(template)):
+        if i % 2 == 0:
+            pattern.append(re.escape(part))
+        else:
+            pattern.append(f"(?P={part})" if part in seen else f"(?P<{part}>.+?)")
+            seen.add(part)
+    return re.compile("".join(pattern), re.S)
 
 
 def phrase(text: str, phrases: Mapping[str, str]) -> str | None:
@@ -325,7 +333,7 @@ def phrase(text: str, phrases: Mapping[str, str]) -> str | None:
     (``result[0]``) is kept as it is."""
     items = _ITEMS.search(text)
     base = text[:items.start()] if items else text
-    for english, translated in phrases.items():
+    for english, translated in phrases.items():  # the first template that says it
         if phrase_problems(english, translated):
             continue
         found = _pattern(english).fullmatch(base)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grader.core.i18n import Message
+from grader.core.i18n import N_, Message
 
 PASSED = "passed"
 FAILED = "failed"
@@ -35,7 +35,7 @@ EXERCISE_STATUSES = (PASSED, "partial", FAILED, ERROR, NOT_ATTEMPTED, NOT_RUN)
 
 # Why a ``cuda`` test is not run here. Not "run tox -e cuda": that grades the course's
 # reference, not the student's work; the instructor's CUDA runner grades the student's.
-CUDA_REASON = "needs a CUDA device, and this machine has none: your instructor's CUDA runner grades it"
+CUDA_REASON = N_("needs a CUDA device, and this machine has none: your instructor's CUDA runner grades it")
 
 
 def worded(exc: BaseException) -> Message | None:
