@@ -1,4 +1,5 @@
-"""A drill's words in another language: its stub's docstrings, hints and property titles.
+"""A drill's words in another language: its stub's docstrings, hints, property titles
+and its tests' own failure phrases.
 
 English is written where the course keeps it (the docstrings in ``exercises/``, the
 hints in ``course.toml``). Every other language has one file per drill,
@@ -13,6 +14,9 @@ hints in ``course.toml``). Every other language has one file per drill,
 
     [properties]
     test_dtype_is_int64 = "结果的数据类型是 int64"
+
+    [phrases]
+    "a label is negative" = "某个标签为负"
 
 Only the words change between languages: ``translated_source`` swaps the docstrings
 of a stub for the file's and leaves every other byte (signatures, code, imports)
