@@ -57,17 +57,35 @@ def path_of(course: Path, lang: str, drill_id: str) -> Path:
     return course / LOCALES / lang / f"{drill_id}.toml"
 
 
+def _read(path: Path) -> dict[str, Any] | None:
+    """A translation file's table, or None where there is none. A report renders
+    the same drills' files once per student: a file is parsed once while it is
+    unchanged (same size and modification time)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CourseError(f"{path}: cannot read the translation: {exc}") from None
+    if info.st_size > MAX_FILE_BYTES:
+        raise CourseError(f"{path}: over {MAX_FILE_BYTES} bytes")
+    return _parsed(path, info.st_size, info.st_mtime_ns)
+
+
+@cache
+def _parsed(path: Path, size: int, mtime_ns: int) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise CourseError(f"{path}: cannot read the translation: {exc}") from None
+
+
 def load(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
     """The drill's texts in ``lang``, or None where the course has none for it."""
     path = path_of(course, lang, drill_id)
-    if not path.is_file():
+    data = _read(path)
+    if data is None:
         return None
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise CourseError(f"{path}: over {MAX_FILE_BYTES} bytes")
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CourseError(f"{path}: cannot read the translation: {exc}") from None
     module, docs, hints = data.get("module"), data.get("docstrings", {}), data.get("hints", [])
     properties, phrases = data.get("properties", {}), data.get("phrases", {})
     if not isinstance(phrases, dict) or not all(isinstance(v, str) and v.strip() for v in phrases.values()):
@@ -212,17 +230,9 @@ def property_names(test_source: str) -> list[str]:
 COURSE_TEXTS = "course.toml"  # locales/<lang>/course.toml: title = "...", [topics] name = "title"
 
 
-def _course_texts(course: Path, lang: str) -> dict[str, object]:
+def _course_texts(course: Path, lang: str) -> dict[str, Any]:
     """``locales/<lang>/course.toml`` of the course, or {} where there is none (English)."""
-    path = course / LOCALES / lang / COURSE_TEXTS
-    if not path.is_file():
-        return {}
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise CourseError(f"{path}: over {MAX_FILE_BYTES} bytes")
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise CourseError(f"{path}: cannot read the translation: {exc}") from None
+    return _read(course / LOCALES / lang / COURSE_TEXTS) or {}
 
 
 def course_title(course: Course, lang: str) -> str:
@@ -243,28 +253,24 @@ def topic_title(course: Course, lang: str, topic: str) -> str:
 def hints(course: Course, lang: str, drill: Drill) -> tuple[str, ...]:
     """The drill's hints in ``lang``: the translated ones where the course has them
     all, else the English (so a hint's number means the same one in every language)."""
-    try:
-        texts = load(course.root, lang, drill.id) if lang != "en" else None
-    except CourseError:  # a translation being written, or broken: the English still helps
-        texts = None
+    texts = _texts(course.root, lang, drill.id)
     if texts is None or len(texts.hints) != len(drill.hints):
         return drill.hints
     return texts.hints
 
 
 def _texts(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
-    """The drill's texts in ``lang`` for a report (None for English, and for a
-    translation that cannot be read: the report is then English, not broken)."""
+    """The drill's texts in ``lang`` for a report or a hint (None for English, and for
+    a translation that cannot be read or is being written: then English, not broken)."""
     try:
         return load(course, lang, drill_id) if lang != "en" else None
     except CourseError:
         return None
 
 
-def title(course: Path, lang: str, drill_id: str) -> str | None:
-    """The drill's one-line title in ``lang`` (its stub's module docstring's first line,
-    code marks dropped), or None where the course has none in that language."""
-    texts = _texts(course, lang, drill_id)
+def _title_of(texts: DrillTexts | None) -> str | None:
+    """The drill's one-line title in the texts' language (its stub's module docstring's
+    first line, code marks dropped), or None where they have none."""
     if texts is None or not texts.module:
         return None
     first = texts.module.strip().splitlines()[0].strip()
@@ -282,8 +288,8 @@ def with_titles(results: R, course: Path, lang: str) -> R:
         return results
     exercises = []
     for ex in results.get("exercises", []):
-        found = title(course, lang, str(ex.get("id")))
         texts = _texts(course, lang, str(ex.get("id")))
+        found = _title_of(texts)
         titles = texts.properties if texts is not None else {}
         phrases = {"phrases": texts.phrases} if texts is not None and texts.phrases else {}
         tests = [{**t, **phrases, **({"title": titles[base]} if (base := t.get("name", "").partition("[")[0])
@@ -317,6 +323,11 @@ def phrase_problems(english: str, translated: str) -> list[str]:
 
 
 @cache
+def _usable(english: str, translated: str) -> bool:
+    return not phrase_problems(english, translated)
+
+
+@cache
 def _pattern(template: str) -> re.Pattern[str]:
     """The template as a pattern: a placeholder matches any text, the same text
     wherever the same name comes again."""
@@ -338,7 +349,7 @@ def phrase(text: str, phrases: Mapping[str, str]) -> str | None:
     items = _ITEMS.search(text)
     base = text[:items.start()] if items else text
     for english, translated in phrases.items():  # the first template that says it
-        if phrase_problems(english, translated):
+        if not _usable(english, translated):
             continue
         found = _pattern(english).fullmatch(base)
         if found:

@@ -151,9 +151,9 @@ def _is_file_of(given: str, drill_id: str) -> bool:
     return any(text == n or text.endswith("/" + n) for n in names)
 
 
-def _wide(ch: str) -> bool:
+def is_wide(ch: str) -> bool:
     """A character written without spaces around it (CJK ideographs, kana, fullwidth
-    punctuation): a line break next to one is not a space."""
+    punctuation), two terminal cells wide: a line break next to one is not a space."""
     return unicodedata.east_asian_width(ch) in ("W", "F")
 
 
@@ -166,7 +166,7 @@ def joined(text: str) -> str:
     for i, part in enumerate(parts):
         if not part.isspace():
             out.append(part)
-        elif not ("\n" in part and _wide(parts[i - 1][-1]) and _wide(parts[i + 1][0])):
+        elif not ("\n" in part and is_wide(parts[i - 1][-1]) and is_wide(parts[i + 1][0])):
             out.append(" ")
     return "".join(out)
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import argparse
 import re
 import textwrap
-import unicodedata
 
 from rich.text import Text
 
 from grader.core import drill_texts, hints, i18n, syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
+from grader.core.syllabus import is_wide
 from grader.learner.place import current_drill, place
 from grader.reports import table
 
@@ -57,8 +57,8 @@ def fill(text: str, width: int, first: str = "", rest: str | None = None) -> str
         return textwrap.fill(text, width, initial_indent=first, subsequent_indent=indent)
     tokens: list[str] = []  # runs of spaces, Latin words, single wide characters
     for tok in re.findall(r"\s+|[^\s]", text):
-        if tokens and not tok.isspace() and not _wide(tok) and \
-                not tokens[-1][-1].isspace() and not _wide(tokens[-1][-1]):
+        if tokens and not tok.isspace() and not is_wide(tok) and \
+                not tokens[-1][-1].isspace() and not is_wide(tokens[-1][-1]):
             tokens[-1] += tok
         else:
             tokens.append(tok)
@@ -78,7 +78,7 @@ def fill(text: str, width: int, first: str = "", rest: str | None = None) -> str
 
 
 def _cells(text: str) -> int:
-    return sum(2 if _wide(ch) else 1 for ch in text)
+    return sum(2 if is_wide(ch) else 1 for ch in text)
 
 
 _NO_LINE_START = frozenset("，。、：；！？）」』》”’")  # punctuation that ends the line before it
@@ -86,8 +86,5 @@ _NO_LINE_START = frozenset("，。、：；！？）」』》”’")  # punctua
 
 def has_wide(text: str) -> bool:
     """Whether ``text`` has a character two terminal cells wide (Chinese)."""
-    return any(_wide(ch) for ch in text)
+    return any(is_wide(ch) for ch in text)
 
-
-def _wide(ch: str) -> bool:
-    return unicodedata.east_asian_width(ch) in ("W", "F")
