@@ -3,12 +3,11 @@ their lines, errors, help, the course's titles and the drills' hints; English un
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from grader.cli import main
 from grader.core import drill_texts, syllabus
+from grader.core.stubs import handout_source
 from grader.learner.hint import fill
 from grader.tests import warm
 from grader.tests.grading import REPO
@@ -126,7 +125,7 @@ def test_the_top_help_speaks_chinese(capsys, monkeypatch):
 def test_check_of_a_stub_speaks_chinese(tmp_path):
     folder = tmp_path / "sub" / "tensors"
     folder.mkdir(parents=True)
-    shutil.copy(REPO / "exercises" / "tensors" / "one_hot.py", folder / "one_hot.py")
+    (folder / "one_hot.py").write_text(handout_source(REPO, "tensors/one_hot"))  # the stub, whatever exercises/ holds
     proc = warm.run(["-m", "grader", "check", "one_hot", "--course", str(REPO), "--submission",
                      str(tmp_path / "sub"), "--out", str(tmp_path / "reports"), "--lang", "zh_CN"], REPO, 300)
     assert proc.returncode == 1, proc.stderr

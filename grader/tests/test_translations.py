@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from grader.core import drill_texts, syllabus
-from grader.core.stubs import stub_source
+from grader.core.stubs import handout_source
 from grader.tests.grading import REPO
 
 LANGS = ("zh_CN",)
@@ -20,7 +20,7 @@ GLOSSARY = tomllib.loads((REPO / "locales" / "glossary.toml").read_text(encoding
 
 
 def _english_source(drill_id: str) -> str:
-    return stub_source((REPO / "exercises" / f"{drill_id}.py").read_text(encoding="utf-8"))
+    return handout_source(REPO, drill_id)
 
 
 @pytest.mark.parametrize("lang", LANGS)
