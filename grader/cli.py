@@ -20,6 +20,7 @@ from typing import NoReturn
 
 import grader
 from grader.authoring import gradescope, make_secret, release
+from grader.authoring.audit import command as audit_command
 from grader.classroom import classgrade, term_commands
 from grader.core import i18n, syllabus
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError, UsageError
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     _override(sub)
     _gradescope_autograder(sub)
     _secret(sub)
+    _audit(sub)
     for command in sub.choices.values():
         _lang_option(command)
     for p in (parser, *sub.choices.values()):
@@ -298,6 +300,30 @@ def _release(sub: argparse._SubParsersAction) -> None:
     rel.add_argument("--course", metavar="DIR", help=_("course folder (default: found from the "
                                                        "current folder upwards)"))
     rel.set_defaults(run=release.cmd_release)
+
+
+def _audit(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser(
+        "audit", help=_("measure how strong drills' properties are: mutants, do-nothing answers, routes"),
+        description=_("For each drill (default: all): grade first-order mutants of the reference (each "
+                      "must lose points), do-nothing answers built from the signatures (each must score "
+                      "0), and the routes found in torch that reproduce a function (each, graded in "
+                      "the sandbox, must earn nothing). What the drill's audit/<topic>/<name>.toml "
+                      "accepts, with its reason, is shown as accepted; anything else unexplained "
+                      "exits 1. Writes reports/audit/audit.json and audit.html."))
+    a.add_argument("drills", nargs="*", metavar="DRILL", help=_("drills to audit, e.g. tensors/one_hot or one_hot"))
+    a.add_argument("--seed", type=int, default=0, help=_("picks the sample of mutants and do-nothing mixes (default 0)"))
+    a.add_argument("--mutants", type=int, metavar="N",
+                   help=_("grade N mutants per drill, picked by the seed (default: every mutant)"))
+    a.add_argument("--no-routes", action="store_true", help=_("skip the hunt for routes in torch"))
+    a.add_argument("--route-budget", type=float, default=60.0, metavar="SECONDS",
+                   help=_("seconds of calls the route hunt may spend per drill (default 60)"))
+    a.add_argument("-j", "--processes", type=int, default=2, metavar="N",
+                   help=_("grading processes to run at once (default 2)"))
+    a.add_argument("--out", metavar="DIR", help=_("where audit.json and audit.html go (default: reports/audit/)"))
+    a.add_argument("--course", metavar="DIR", help=_("course folder (default: found from the "
+                                                     "current folder upwards)"))
+    a.set_defaults(run=audit_command.cmd_audit)
 
 
 # ------------------------------------------------------------------ a class

@@ -1,0 +1,235 @@
+"""One audit of some drills: build the candidates, hunt the routes, grade everything,
+and sort what was found into killed, accepted and unexplained.
+
+- a **mutant** is killed when it loses points; one that keeps every point survives;
+- a **do-nothing answer** must score 0;
+- a **route** is closed when, graded in the sandbox as the function's answer (the
+  drill's other functions left as stubs), it earns nothing.
+
+A survivor, a scoring do-nothing answer or an open route is unexplained unless the
+drill's audit file accepts it (``grader.authoring.audit.accepted``). A seed picks the
+sample of mutants and the do-nothing mixes, so there is no fixed corpus to tune to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.authoring.audit import accepted, do_nothing, mutants
+from grader.authoring.audit.grading import Candidate, Graded, grade_all
+from grader.authoring.audit.routes import Route
+
+ROUTE_BUDGET_S = 60.0  # seconds of calls per drill's hunt
+ROUTES_GRADED = 12     # at most this many routes per drill are graded in the sandbox
+
+
+@dataclass
+class Finding:
+    """One candidate and its verdict."""
+
+    kind: str            # mutant, do-nothing, route
+    id: str
+    description: str
+    detail: str = ""     # a mutant's diff, a route's call
+    score: float = 0.0
+    max_score: float = 0.0
+    failed: list[str] = field(default_factory=list)
+    stopped: bool = False  # graded up to its first failure only: the score is not known
+    verdict: str = ""    # killed, survived, zero, scored, closed, open, error
+    error: str = ""      # why it could not be graded
+    accepted: str = ""   # the reason the drill's audit file gives for accepting it
+    seconds: float = 0.0
+
+    @property
+    def unexplained(self) -> bool:
+        return self.verdict in ("survived", "scored", "open", "error") and not self.accepted
+
+
+@dataclass
+class DrillAudit:
+    drill: str
+    mutants_total: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    routes_hunted: list[str] = field(default_factory=list)
+    routes_not_hunted: list[str] = field(default_factory=list)
+    routes_tried: int = 0
+    routes_complete: bool = True
+    hunt_crashed: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)   # acceptances that matched nothing found
+    seconds: float = 0.0
+
+    def of(self, kind: str) -> list[Finding]:
+        return [f for f in self.findings if f.kind == kind]
+
+    @property
+    def unexplained(self) -> list[Finding]:
+        return [f for f in self.findings if f.unexplained]
+
+    def summary(self) -> dict[str, object]:
+        m, d, r = self.of("mutant"), self.of("do-nothing"), self.of("route")
+        return {"drill": self.drill, "mutants": self.mutants_total, "mutants_graded": len(m),
+                "killed": sum(f.verdict == "killed" for f in m),
+                "accepted": sum(bool(f.accepted) for f in self.findings),
+                "do_nothing": len(d), "do_nothing_zero": sum(f.verdict == "zero" for f in d),
+                "routes": len(r), "routes_closed": sum(f.verdict == "closed" for f in r),
+                "unexplained": len(self.unexplained), "seconds": round(self.seconds, 1)}
+
+
+@dataclass(frozen=True)
+class Plan:
+    seed: int = 0
+    mutants: int | None = None      # per drill; None: every one
+    routes: bool = True
+    processes: int = 2
+    route_budget_s: float = ROUTE_BUDGET_S
+
+
+def audit(course: Path, drills: list[str], plan: Plan,
+          progress: Callable[[str], None] | None = None) -> list[DrillAudit]:
+    """Audit each drill of ``drills``; the findings per drill."""
+    audits = {d: DrillAudit(d) for d in drills}
+    candidates: list[Candidate] = []
+    findings: dict[str, tuple[DrillAudit, Finding]] = {}
+
+    def add(a: DrillAudit, finding: Finding, source: str, isolation: str = "none") -> None:
+        key = f"{a.drill} {finding.kind} {finding.id}"
+        candidates.append(Candidate(key, a.drill, source, isolation, first_failure=finding.kind == "mutant"))
+        findings[key] = (a, finding)
+
+    for drill, a in audits.items():
+        reference = course / "reference" / f"{drill}.py"
+        ref_source = reference.read_text(encoding="utf-8")
+        every = mutants.mutants(ref_source, str(reference))
+        a.mutants_total = len(every)
+        chosen = every if plan.mutants is None or plan.mutants >= len(every) else \
+            sorted(random.Random(f"{plan.seed}:{drill}").sample(every, plan.mutants), key=lambda m: m.line)
+        for m in chosen:
+            add(a, Finding("mutant", m.id, m.description, m.diff), m.source)
+        stub = (course / "exercises" / f"{drill}.py").read_text(encoding="utf-8")
+        for answer in do_nothing.answers(stub, ref_source, reference, plan.seed):
+            add(a, Finding("do-nothing", answer.id, ", ".join(f"{f}: {k}" for f, k in answer.kinds.items())),
+                answer.source)
+    if plan.routes:
+        for a, routes in _hunt_all(course, list(audits.values()), plan, progress):
+            stub = (course / "exercises" / f"{a.drill}.py").read_text(encoding="utf-8")
+            for route in routes[:ROUTES_GRADED]:
+                add(a, Finding("route", route.id, f"{route.function} answered by {route.path}", _call_text(route)),
+                    route_source(stub, route), "sandbox")
+
+    done = 0
+
+    def graded(g: Graded) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(f"[{done}/{len(candidates)}] {g.key}")
+
+    results = grade_all(course, candidates, plan.processes, graded)
+    for key, (a, finding) in findings.items():
+        _judge(finding, results[key])
+        a.findings.append(finding)
+        a.seconds += finding.seconds
+    for a in audits.values():
+        _apply_acceptances(course, a)
+    return list(audits.values())
+
+
+def _judge(finding: Finding, g: Graded) -> None:
+    finding.score, finding.max_score, finding.failed, finding.seconds = g.score, g.max_score, g.failed, g.seconds
+    finding.stopped = g.stopped
+    if g.error is not None:
+        finding.verdict, finding.error = "error", g.error
+    elif finding.kind == "mutant":
+        finding.verdict = "killed" if g.stopped or g.score < g.max_score else "survived"
+    elif finding.kind == "do-nothing":
+        finding.verdict = "zero" if g.score == 0 else "scored"
+    else:
+        finding.verdict = "closed" if g.score == 0 else "open"
+
+
+def _apply_acceptances(course: Path, a: DrillAudit) -> None:
+    accepts = accepted.read(course, a.drill)
+    used: set[tuple[str, str]] = set()
+    for f in a.findings:
+        acceptance = accepts.get((f.kind, f.id))
+        if acceptance is not None:
+            used.add((f.kind, f.id))
+            if f.unexplained:
+                f.accepted = acceptance.reason
+    # an acceptance matched nothing: stale, where the audit would have met what it names
+    every_mutant = len(a.of("mutant")) == a.mutants_total
+    a.stale = [f"{kind} {id_}" for (kind, id_) in accepts if (kind, id_) not in used
+               and (kind != "mutant" or every_mutant) and (kind != "route" or a.routes_complete)]
+
+
+# ------------------------------------------------------------------ routes
+
+def _hunt_all(course: Path, audits: list[DrillAudit], plan: Plan,
+              progress: Callable[[str], None] | None) -> list[tuple[DrillAudit, list[Route]]]:
+    """Hunt each drill's routes, ``plan.processes`` hunts at a time."""
+    def one(a: DrillAudit) -> tuple[DrillAudit, list[Route]]:
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="torchdrill-hunt-") as tmp:
+            out = Path(tmp) / "routes.json"
+            proc = subprocess.run([sys.executable, "-m", "grader.authoring.audit.routes", str(course), a.drill,
+                                   str(out), str(plan.route_budget_s)], capture_output=True, text=True,
+                                  env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=plan.route_budget_s * 3 + 120)
+            a.seconds += time.monotonic() - start
+            if proc.returncode != 0 or not out.is_file():
+                a.findings.append(Finding("route", "hunt", "the route hunt could not run", verdict="error",
+                                          error=(proc.stderr or proc.stdout)[-800:]))
+                return a, []
+            found = json.loads(out.read_text())
+        a.routes_hunted, a.routes_not_hunted = found["hunted"], found["not_hunted"]
+        a.routes_tried, a.routes_complete, a.hunt_crashed = found["tried"], found["complete"], found["crashed"]
+        if progress is not None:
+            progress(f"{a.drill}: {len(found['routes'])} routes in {found['tried']} callables")
+        return a, [Route(**r) for r in found["routes"]]
+
+    with ThreadPoolExecutor(max(1, plan.processes)) as pool:
+        return list(pool.map(one, audits))
+
+
+def _call_text(route: Route) -> str:
+    call = f"{route.path}(*args, **kwargs)" if not route.before else f"{route.path}(x.transpose(0, 1), ...)"
+    return call if not route.after else f"{route.after} of {call}"
+
+
+def route_source(stub_source: str, route: Route) -> str:
+    """A drill file whose ``route.function`` is the route and whose other functions
+    stay stubs: the answer a student who found the route would hand in."""
+    from grader.authoring.audit.do_nothing import public_functions
+
+    lines = ['"""A route found by torchdrill audit."""', "import importlib", "import itertools", "import torch", "",
+             "def _resolve(path):",
+             "    parts = path.split('.')",
+             "    for i in range(len(parts), 0, -1):",
+             "        try:",
+             "            obj = importlib.import_module('.'.join(parts[:i]))",
+             "            break",
+             "        except ImportError:",
+             "            continue",
+             "    for part in parts[i:]:",
+             "        obj = getattr(obj, part)",
+             "    return obj", ""]
+    for name in public_functions(stub_source):
+        if name != route.function:
+            lines += [f"def {name}(*args, **kwargs):", "    raise NotImplementedError", ""]
+    before = ("    i = next(k for k, a in enumerate(args) if isinstance(a, torch.Tensor))\n"
+              "    args = (*args[:i], args[i].transpose(0, 1), *args[i + 1:])\n") if route.before else ""
+    after = {"": "answer", "transpose": "answer.transpose(-1, -2)", "neg": "-answer",
+             "input-minus": "next(a for a in args if isinstance(a, torch.Tensor)) - answer",
+             "log": "answer.log()", "exp": "answer.exp()", "list": "list(answer)"}[route.after]
+    lines += [f"def {route.function}(*args, **kwargs):", before.rstrip("\n") if before else "    pass",
+              f"    answer = _resolve({route.path!r})(*args, **kwargs)", f"    return {after}", ""]
+    return "\n".join(lines)
