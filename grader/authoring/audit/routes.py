@@ -67,6 +67,7 @@ EXAMPLES_PER_FUNCTION = 4
 class Route:
     """A callable that reproduced a drill function on every kept example."""
 
+    drill: str
     function: str      # the drill's function
     path: str          # a dotted path that resolves to the callable in a fresh interpreter
     before: str        # a transform of the first tensor argument, or ""
@@ -80,19 +81,21 @@ class Route:
 
 # ------------------------------------------------------------------ examples
 
-RECORDED: dict[str, list[tuple[tuple, dict, Any]]] = {}
+Examples = dict[tuple[str, str], list[tuple[tuple, dict, Any]]]  # (drill, function) -> calls
+RECORDED: Examples = {}
 
 
-def recording_source(stub_functions: list[str], reference_path: Path) -> str:
+def recording_source(drill: str, stub_functions: list[str], reference_path: Path) -> str:
     """A drill file that answers with the reference and keeps every call here."""
     lines = ["from grader.authoring.audit import do_nothing as _n, routes as _routes",
              f"_reference = _n.load_reference({str(reference_path)!r})", ""]
     for f in stub_functions:
-        lines += [f"def {f}(*args, **kwargs):", f"    return _routes.record({f!r}, _reference.{f}, args, kwargs)", ""]
+        lines += [f"def {f}(*args, **kwargs):",
+                  f"    return _routes.record(({drill!r}, {f!r}), _reference.{f}, args, kwargs)", ""]
     return "\n".join(lines)
 
 
-def record(name: str, function: Callable, args: tuple, kwargs: dict) -> Any:
+def record(name: tuple[str, str], function: Callable, args: tuple, kwargs: dict) -> Any:
     try:
         before = copy.deepcopy((args, kwargs))
     except Exception:  # noqa: BLE001 - arguments that cannot be copied (a collective) are not kept
@@ -297,63 +300,58 @@ def _agrees(after: str, answer: Any, args: tuple, want: Any) -> bool:
     return ok and bool(equal)
 
 
-def hunt(examples: dict[str, list[tuple[tuple, dict, Any]]], budget_s: float, log: Path) -> dict[str, Any]:
-    """The routes among ``candidates()`` for each function's examples, with how many
-    callables were tried, which crashed the process, and whether the whole hunt fit
-    in ``budget_s``.
+def hunt(examples: Examples, budget_s: float, log: Path) -> dict[str, Any]:
+    """The routes among ``candidates()`` for each (drill, function)'s examples, with
+    how many callables were tried, which crashed the process, and whether the whole
+    hunt fit in ``budget_s``.
 
     The calls run in a forked child that writes each candidate's index before trying
     it and each route as it finds it; a candidate that kills the child (some torch
     kernels crash on arguments they were never meant for) is noted, and a new child
     goes on after it."""
     deadline = time.monotonic() + budget_s
+    paths = [path for path, _ in candidates()]
     crashed: list[str] = []
-    start = 0
-    total = sum(1 for _ in candidates())
-    while start < total:
+    lines: list[str] = []
+    start, complete = 0, True
+    while start < len(paths):
         log.write_text("")
         pid = os.fork()
-        if pid == 0:  # the child: hunt from ``start`` and leave without cleaning up
+        if pid == 0:  # the child: hunt from ``start``, and leave without cleaning up
             os._exit(_hunt_from(examples, start, deadline, log))
         _, status = os.waitpid(pid, 0)
-        lines = log.read_text().splitlines()
-        reached = [int(line[1:]) for line in lines if line.startswith("@")]
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-            break
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3:  # out of time
-            start = total + 1
+        written = log.read_text().splitlines()
+        lines += [line for line in written if line.startswith("{")]
+        reached = [int(line[1:]) for line in written if line.startswith("@")]
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, _OUT_OF_TIME):
+            complete = os.WEXITSTATUS(status) == 0
+            start = reached[-1] + 1 if reached else start
             break
         last = reached[-1] if reached else start
-        crashed.append(next(p for i, (p, _) in enumerate(candidates()) if i == last))
-        _keep(lines)
+        crashed.append(paths[last])
         start = last + 1
-    routes = _kept_routes + [Route(**json.loads(line)) for line in log.read_text().splitlines() if line.startswith("{")]
-    return {"routes": routes, "tried": min(start, total) if start > total else total, "crashed": crashed,
-            "complete": start <= total}
+    return {"routes": [Route(**json.loads(line)) for line in lines], "tried": min(start, len(paths)),
+            "crashed": crashed, "complete": complete}
 
 
-_kept_routes: list[Route] = []
+_OUT_OF_TIME = 3
 
 
-def _keep(lines: list[str]) -> None:
-    _kept_routes.extend(Route(**json.loads(line)) for line in lines if line.startswith("{"))
-
-
-def _hunt_from(examples: dict[str, list[tuple[tuple, dict, Any]]], start: int, deadline: float, log: Path) -> int:
+def _hunt_from(examples: Examples, start: int, deadline: float, log: Path) -> int:
     signal.signal(signal.SIGALRM, _alarm)
     with log.open("a") as out:
         for i, (path, function) in enumerate(candidates()):
             if i < start:
                 continue
             if time.monotonic() > deadline:
-                return 3
+                return _OUT_OF_TIME
             out.write(f"@{i}\n")
             out.flush()
-            for name, kept in examples.items():
+            for (drill, name), kept in examples.items():
                 for before in ("", "transpose"):
                     after = _matches(function, kept, before)
                     if after is not None:
-                        out.write(json.dumps(asdict(Route(name, path, before, after))) + "\n")
+                        out.write(json.dumps(asdict(Route(drill, name, path, before, after))) + "\n")
                         out.flush()
                         break
     return 0
@@ -386,30 +384,32 @@ def _reproduces(function: Callable, example: tuple[tuple, dict, Any], before: st
 # ------------------------------------------------------------------ the process
 
 def main(argv: list[str]) -> int:
-    """``COURSE DRILL OUT [BUDGET_S]``: record the reference's examples of DRILL,
-    hunt, and write the routes found as JSON to OUT."""
+    """``COURSE OUT BUDGET_S DRILL...``: record the reference's examples of each DRILL
+    (one grading), hunt, and write what was found per drill as JSON to OUT."""
+    import tempfile
+
     from grader.authoring.audit.do_nothing import public_functions
     from grader.grading.pipeline import grade_folder, grading_args
 
-    course, drill, out = Path(argv[0]), argv[1], Path(argv[2])
-    budget = float(argv[3]) if len(argv) > 3 else 60.0
-    import tempfile
-
-    stub = (course / "exercises" / f"{drill}.py").read_text(encoding="utf-8")
+    course, out, budget, drills = Path(argv[0]), Path(argv[1]), float(argv[2]), argv[3:]
+    functions = {d: public_functions((course / "exercises" / f"{d}.py").read_text(encoding="utf-8")) for d in drills}
     with tempfile.TemporaryDirectory(prefix="torchdrill-routes-") as tmp:
-        target = Path(tmp) / f"{drill}.py"
-        target.parent.mkdir(parents=True)
-        target.write_text(recording_source(public_functions(stub), course / "reference" / f"{drill}.py"))
-        grade_folder(course, Path(tmp), grading_args(course, [drill], 0, "torchdrill-quick",
+        for drill in drills:
+            target = Path(tmp) / f"{drill}.py"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(recording_source(drill, functions[drill], course / "reference" / f"{drill}.py"))
+        grade_folder(course, Path(tmp), grading_args(course, drills, 0, "torchdrill-quick",
                                                      ["--no-shrink", "--isolation", "none", "--public-examples"]))
     recorded = importlib.import_module(__spec__.name).RECORDED  # this file runs as __main__; the wrapper imports it
-    examples = {name: kept for name, calls in recorded.items() if (kept := kept_examples(calls))}
+    examples = {key: kept for key, calls in recorded.items() if (kept := kept_examples(calls))}
     start = time.monotonic()
     found = hunt(examples, budget, out.with_suffix(".log"))
-    out.write_text(json.dumps({
-        "hunted": sorted(examples), "not_hunted": sorted(set(public_functions(stub)) - set(examples)),
-        "tried": found["tried"], "complete": found["complete"], "crashed": found["crashed"],
-        "seconds": round(time.monotonic() - start, 2), "routes": [asdict(r) for r in found["routes"]]}))
+    seconds = round(time.monotonic() - start, 2)
+    out.write_text(json.dumps({drill: {
+        "hunted": [f for f in functions[drill] if (drill, f) in examples],
+        "not_hunted": [f for f in functions[drill] if (drill, f) not in examples],
+        "tried": found["tried"], "complete": found["complete"], "crashed": found["crashed"], "seconds": seconds,
+        "routes": [asdict(r) for r in found["routes"] if r.drill == drill]} for drill in drills}))
     return 0
 
 

@@ -3,8 +3,9 @@ and sort what was found into killed, accepted and unexplained.
 
 - a **mutant** is killed when it loses points; one that keeps every point survives;
 - a **do-nothing answer** must score 0;
-- a **route** is closed when, graded in the sandbox as the function's answer (the
-  drill's other functions left as stubs), it earns nothing.
+- a **route** is closed when, graded as the function's answer (the drill's other
+  functions left as stubs), it earns nothing: in-process first, and in the sandbox
+  (whose armor refuses more) where it earned points in-process.
 
 A survivor, a scoring do-nothing answer or an open route is unexplained unless the
 drill's audit file accepts it (``grader.authoring.audit.accepted``). A seed picks the
@@ -22,7 +23,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.authoring.audit import accepted, do_nothing, mutants
@@ -124,17 +125,24 @@ def audit(course: Path, drills: list[str], plan: Plan,
             stub = (course / "exercises" / f"{a.drill}.py").read_text(encoding="utf-8")
             for route in routes[:ROUTES_GRADED]:
                 add(a, Finding("route", route.id, f"{route.function} answered by {route.path}", _call_text(route)),
-                    route_source(stub, route), "sandbox")
+                    route_source(stub, route))
 
-    done = 0
+    done, total = 0, len(candidates)
 
     def graded(g: Graded) -> None:
         nonlocal done
         done += 1
         if progress is not None:
-            progress(f"[{done}/{len(candidates)}] {g.key}")
+            progress(f"[{done}/{total}] {g.key}")
 
     results = grade_all(course, candidates, plan.processes, graded)
+    # A route that earned nothing in-process (the drill's guard refused it, or it is
+    # wrong) earns nothing in the sandbox either; one that earned points there is
+    # graded again in the sandbox, whose armor refuses more: its verdict stands.
+    again = [replace(c, isolation="sandbox") for c in candidates
+             if findings[c.key][1].kind == "route" and results[c.key].error is None and results[c.key].score > 0]
+    total += len(again)
+    results.update(grade_all(course, again, plan.processes, graded))
     for key, (a, finding) in findings.items():
         _judge(finding, results[key])
         a.findings.append(finding)
@@ -176,28 +184,39 @@ def _apply_acceptances(course: Path, a: DrillAudit) -> None:
 
 def _hunt_all(course: Path, audits: list[DrillAudit], plan: Plan,
               progress: Callable[[str], None] | None) -> list[tuple[DrillAudit, list[Route]]]:
-    """Hunt each drill's routes, ``plan.processes`` hunts at a time."""
-    def one(a: DrillAudit) -> tuple[DrillAudit, list[Route]]:
+    """Hunt every drill's routes: the drills dealt over ``plan.processes`` hunting
+    processes, each of which records its drills' examples in one grading and tries
+    every candidate once."""
+    def one(group: list[DrillAudit]) -> list[tuple[DrillAudit, list[Route]]]:
         start = time.monotonic()
+        budget = plan.route_budget_s * len(group)
         with tempfile.TemporaryDirectory(prefix="torchdrill-hunt-") as tmp:
             out = Path(tmp) / "routes.json"
-            proc = subprocess.run([sys.executable, "-m", "grader.authoring.audit.routes", str(course), a.drill,
-                                   str(out), str(plan.route_budget_s)], capture_output=True, text=True,
-                                  env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=plan.route_budget_s * 3 + 120)
-            a.seconds += time.monotonic() - start
-            if proc.returncode != 0 or not out.is_file():
+            proc = subprocess.run([sys.executable, "-m", "grader.authoring.audit.routes", str(course), str(out),
+                                   str(budget), *(a.drill for a in group)], capture_output=True, text=True,
+                                  env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=budget * 3 + 300)
+            found = json.loads(out.read_text()) if proc.returncode == 0 and out.is_file() else None
+        share = (time.monotonic() - start) / len(group)
+        hunted: list[tuple[DrillAudit, list[Route]]] = []
+        for a in group:
+            a.seconds += share
+            if found is None:
                 a.findings.append(Finding("route", "hunt", "the route hunt could not run", verdict="error",
                                           error=(proc.stderr or proc.stdout)[-800:]))
-                return a, []
-            found = json.loads(out.read_text())
-        a.routes_hunted, a.routes_not_hunted = found["hunted"], found["not_hunted"]
-        a.routes_tried, a.routes_complete, a.hunt_crashed = found["tried"], found["complete"], found["crashed"]
+                hunted.append((a, []))
+                continue
+            mine = found[a.drill]
+            a.routes_hunted, a.routes_not_hunted = mine["hunted"], mine["not_hunted"]
+            a.routes_tried, a.routes_complete, a.hunt_crashed = mine["tried"], mine["complete"], mine["crashed"]
+            hunted.append((a, [Route(**r) for r in mine["routes"]]))
         if progress is not None:
-            progress(f"{a.drill}: {len(found['routes'])} routes in {found['tried']} callables")
-        return a, [Route(**r) for r in found["routes"]]
+            progress(f"{', '.join(a.drill for a in group)}: "
+                     f"{sum(len(r) for _, r in hunted)} routes in {hunted[0][0].routes_tried} callables")
+        return hunted
 
-    with ThreadPoolExecutor(max(1, plan.processes)) as pool:
-        return list(pool.map(one, audits))
+    groups = [g for g in (audits[i::max(1, plan.processes)] for i in range(max(1, plan.processes))) if g]
+    with ThreadPoolExecutor(len(groups)) as pool:
+        return [pair for pairs in pool.map(one, groups) for pair in pairs]
 
 
 def _call_text(route: Route) -> str:
