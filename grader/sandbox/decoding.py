@@ -18,12 +18,15 @@ from typing import Any, TypeVar
 
 import torch
 
+from grader.contract.harness import BatchSizes
 from grader.sandbox.wire import (
     ALIGN,
     DTYPES,
     MAX_DEPTH,
     MAX_DIMS,
+    MAX_LEFT_HOOKS,
     MAX_PAYLOAD_BYTES,
+    LeftBehind,
     Opaque,
     WireError,
     is_plain,
@@ -150,6 +153,8 @@ class Decoder:
             raise WireError(f"object {i} has unknown kind {entry.get('k')!r}")
         if isinstance(new, torch.Tensor) and isinstance(known, torch.Tensor):
             self._returned[i] = new
+        if isinstance(known, torch.nn.Module) and self._write_back is not None:
+            _mirror_left_hooks(known, entry.get("hooks", [0, 0]))
         if known is not None and self._write_back is not None:
             self._write_back(known, new)
             new = known
@@ -374,6 +379,22 @@ class _Plausible:
             raise WireError(f"the answer's modules hold {self.held} parameter and buffer elements: "
                             f"over {self.elements}, the larger of {MODULE_ELEMENT_FLOOR} and "
                             f"{MODULE_SCALE} times what the grader sent")
+
+
+def _mirror_left_hooks(module: torch.nn.Module, counts: Any) -> None:
+    """Put on the grader's ``module`` one inert ``LeftBehind`` per hook the call left on
+    the worker's copy: what its tables held after the call (the worker's encoder counts
+    them, ``encoding._hooks_held``) beyond the recorders the grader sent with it (each
+    became one pre-hook there). Bounded: past ``MAX_LEFT_HOOKS`` a table says no more."""
+    values = _list(counts)
+    if len(values) != 2 or not all(type(n) is int and n >= 0 for n in values):
+        raise WireError(f"a module's hook counts are not two counts: {str(counts)[:40]}")
+    forward, pre = values
+    sent = sum(1 for hook in module._forward_pre_hooks.values() if type(hook) is BatchSizes)
+    for _ in range(min(forward, MAX_LEFT_HOOKS)):
+        module.register_forward_hook(LeftBehind())
+    for _ in range(min(max(pre - sent, 0), MAX_LEFT_HOOKS)):
+        module.register_forward_pre_hook(LeftBehind())
 
 
 def _numbers(value: Any) -> list[float]:

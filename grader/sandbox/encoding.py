@@ -14,7 +14,16 @@ from typing import Any
 import torch
 
 from grader.contract.harness import BatchSizes
-from grader.sandbox.wire import DTYPES, MAX_DEPTH, MAX_PAYLOAD_BYTES, WireError, is_plain, settings_of, storage_span
+from grader.sandbox.wire import (
+    DTYPES,
+    MAX_DEPTH,
+    MAX_PAYLOAD_BYTES,
+    LeftBehind,
+    WireError,
+    is_plain,
+    settings_of,
+    storage_span,
+)
 
 _DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 # Where a tensor's elements live, read through torch's C types, which no Python code can
@@ -27,6 +36,14 @@ _stride = torch._C.TensorBase.stride
 _is_conj = torch._C.TensorBase.is_conj
 _is_neg = torch._C.TensorBase.is_neg
 _storage_ptr = torch._C.StorageBase.data_ptr  # type: ignore[attr-defined]  # not in torch's stubs
+# A module's hook tables, read the same way (``_hooks_held``): its instance dict through
+# object's own lookup (a class cannot rebind its ``__dict__``), the tables' sizes through
+# dict's C methods, whatever a submission does to Module, its subclasses or the builtins.
+_instance_attribute = object.__getattribute__
+_dict_get = dict.get
+_dict_len = dict.__len__
+_type_of, _is_subclass = type, issubclass
+_HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks")
 
 
 class Encoder:
@@ -180,14 +197,16 @@ class Encoder:
         for hook in m._forward_pre_hooks.values():
             if type(hook) is BatchSizes:
                 recorders.append([int(x) for x in hook.sizes])
-            elif self.strict:
+            elif self.strict and type(hook) is not LeftBehind:
                 raise TypeError(f"a forward pre-hook ({hook!r}) on a {type(m).__name__} cannot cross "
                                 "the grading boundary; record with grader.contract.harness.BatchSizes")
-        if self.strict and (m._forward_hooks or m._backward_hooks):
+        if self.strict and (any(type(h) is not LeftBehind for h in m._forward_hooks.values())
+                            or m._backward_hooks):
             raise TypeError(f"hooks on a {type(m).__name__} cannot cross the grading boundary")
+        held = {} if self.strict else _hooks_held(m)  # the worker says what a call left on it
         return {
             "k": "module", "cls": _class_path(type(m)), "training": bool(m.training), "attrs": attrs,
-            "recorders": recorders,
+            "recorders": recorders, **held,
             "params": [[k, None if p is None else self.ref(p)] for k, p in m._parameters.items()],
             "buffers": [[k, None if b is None else self.ref(b)] for k, b in m._buffers.items()],
             "children": [[k, None if c is None else self.value(c)] for k, c in m._modules.items()],
@@ -216,6 +235,19 @@ class Encoder:
 def _is_torch_class(v: Any, base: type, prefix: str) -> bool:
     return isinstance(v, base) and type(v).__module__.startswith(prefix)
 
+
+
+def _hooks_held(m: torch.nn.Module) -> dict[str, list[int]]:
+    """``{"hooks": [forward hooks, forward pre-hooks]}``: how many entries ``m``'s tables
+    hold (the recorders the grader put there included), or nothing when both are empty.
+    Read through references taken at import, before any submission code: a table that
+    is no dict counts as one hook left."""
+    own = _instance_attribute(m, "__dict__")
+    counts = []
+    for name in _HOOK_TABLES:
+        table: Any = _dict_get(own, name)
+        counts.append(_dict_len(table) if _is_subclass(_type_of(table), dict) else 1)
+    return {"hooks": counts} if counts[0] or counts[1] else {}
 
 
 def _class_path(cls: type) -> str:

@@ -91,6 +91,26 @@ def refusing_malformed(what: str = "the answer") -> Iterator[None]:
         raise WireError(f"{what} is malformed ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 
+MAX_LEFT_HOOKS = 8  # hooks left on a module that the grader mirrors (one already says "left")
+
+
+class LeftBehind:
+    """Stands, on the grader's own module, for a forward hook (or pre-hook) that a call
+    left on the worker's copy of it: the worker's encoder counts each module's hook
+    tables with references taken before any submission code (``encoding._hooks_held``),
+    and the decoder puts one of these on the grader's module per hook left, so "every
+    hook was removed" reads the same tables in every isolation mode. It does nothing
+    when called, and never crosses to a worker (the encoder leaves it out)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "<a hook the call left on the worker's copy of this module>"
+
+
 class Opaque:
     """Stands for a value that cannot cross the boundary; equal to nothing but itself."""
 

@@ -88,7 +88,7 @@ def test_a_route_answer_keeps_the_other_functions_stubs():
 def test_route_examples_are_ordinary_and_tell_answers_apart():
     import torch
 
-    calls = [((torch.zeros(0),), {}, torch.zeros(0))] + [((torch.arange(n),), {}, torch.arange(n) * 2) for n in range(1, 9)]
+    calls: list = [((torch.zeros(0),), {}, torch.zeros(0))] + [((torch.arange(n),), {}, torch.arange(n) * 2) for n in range(1, 9)]
     kept = kept_examples(calls)
     assert 2 <= len(kept) <= 4 and all(c[0][0].numel() > 0 for c in kept)
     assert kept_examples([((1,), {}, True), ((2,), {}, True)]) == [], "answers all alike tell no route"

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from torch import nn
 
-CAUGHT_BY = ('test_hooks_are_removed_after_each_capture',)
+CAUGHT_BY = ('test_each_batch_gets_its_own_activations',)
 
 
 def capture_activations(model: nn.Module, x: torch.Tensor, names: list[str]) -> dict[str, torch.Tensor]:
