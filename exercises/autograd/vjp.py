@@ -59,7 +59,9 @@ def jacobian(f: nn.Module, x: torch.Tensor) -> torch.Tensor:
 
     Shapes: the answer is ``(*f(x).shape, *x.shape)``, in the dtype and on the device
     of ``f(x)``: entry ``[i..., j...]`` is ``d f(x)[i...] / d x[j...]``. For ``x`` of
-    shape ``(2, 3)`` and ``f(x)`` of shape ``(2, 4)``, a ``(2, 4, 2, 3)`` tensor.
+    shape ``(2, 3)`` and ``f(x)`` of shape ``(2, 4)``, a ``(2, 4, 2, 3)`` tensor. An output
+    with no elements (an empty batch) has no rows to compute: the answer is then an empty
+    tensor of that shape, still in the dtype of ``f(x)``.
 
     Spec:
         - Run ``f`` once on a fresh leaf; then, for every element ``i`` of the output,

@@ -4,6 +4,7 @@ against torch.autograd.functional.vjp and jacobian; the caller's module and x le
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 
 import pytest
@@ -16,7 +17,7 @@ from torch.autograd import functional
 from grader.contract.expect import assert_same, expect_raises
 from tests.numerics import manual_seed
 from tests.properties import anchored, assert_arguments_unchanged, assert_ordinary
-from tests.strategies import float_tensors, mismatched_shapes, sampled
+from tests.strategies import any_layout, copy_in_layout, float_tensors, mismatched_shapes, sampled
 
 _BY_HAND = "run f on a fresh leaf and call torch.autograd.grad(out, leaf, v) (or out.backward(v, inputs=[leaf]))"
 
@@ -26,6 +27,13 @@ pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.func.vjp": _BY_HAND,
     "torch.func.jacrev": _BY_HAND + ", once per unit vector v",
     "torch.func.jacfwd": _BY_HAND + ", once per unit vector v",
+    # the capability: derivatives by transform, torch's other routes to v^T J and J
+    "torch.func.grad": _BY_HAND + ", once per unit vector v",
+    "torch.func.grad_and_value": _BY_HAND + ", once per unit vector v",
+    "torch.func.jvp": _BY_HAND + ", once per unit vector v",
+    "torch.func.linearize": _BY_HAND + ", once per unit vector v",
+    "torch.func.hessian": _BY_HAND + ", once per unit vector v",
+    "torch.autograd.functional": _BY_HAND + ", once per unit vector v",  # its vhp, hvp, jvp, hessian too
 })
 
 ACTIVATIONS = (nn.Tanh, nn.Sigmoid, nn.Softplus, nn.ELU)
@@ -41,33 +49,80 @@ class Case:
     def text(self) -> str:
         layers = ", ".join(type(m).__name__ + (f"({m.in_features}, {m.out_features})" if isinstance(m, nn.Linear) else "")
                            for m in self.f)
-        return f"f = Sequential({layers}), x of shape {list(self.x.shape)}"
+        laid = "" if self.x.is_contiguous() else f" and strides {list(self.x.stride())}"
+        v_dtype = "" if self.v.dtype == self.x.dtype else f", v of dtype {self.v.dtype}"
+        return f"f = Sequential({layers}), x of shape {list(self.x.shape)}{laid}{v_dtype}"
 
     def args(self) -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
-        return copy.deepcopy(self.f), self.x.clone(), self.v.clone()
+        """Fresh copies: x in the memory layout drawn for it."""
+        return copy.deepcopy(self.f), copy_in_layout(self.x), self.v.clone()
 
     def expected_vjp(self) -> tuple[torch.Tensor, torch.Tensor]:
         f, x, v = self.args()
         return functional.vjp(f, x, v)
 
     def expected_jacobian(self) -> torch.Tensor:
+        """torch.autograd.functional.jacobian; for an output with no elements (which it
+        cannot stack) the empty Jacobian of shape (*f(x).shape, *x.shape) in f(x)'s dtype."""
         f, x, _ = self.args()
+        with torch.no_grad():
+            out = f(x)
+        if out.numel() == 0:
+            return torch.zeros(*out.shape, *x.shape, dtype=out.dtype)
         return functional.jacobian(f, x)
 
 
+BATCHES = ((), (1,), (2,))
+# Corners of "any input f takes": inputs or outputs with no elements.
+EMPTY = ("none", "an empty batch", "no input features", "no output features", "an empty batch of (2, 0)")
+
+
 @st.composite
-def cases(draw, max_batch: int = 2) -> Case:
+def cases(draw, corners: bool = False) -> Case:
+    """f = Linear, activation, Linear in float64, x with batch dims, v like f(x). With
+    ``corners``: also inputs and outputs with no elements (an empty batch, no input or no
+    output features), x in other memory layouts (a transposed or sliced view), and v in
+    float32 (autograd takes v in another dtype: the product is in x's dtype)."""
+    empty = draw(sampled(EMPTY), label="no elements in") if corners else "none"
     n_in, hidden, n_out = (draw(st.integers(1, 3), label="in"), draw(st.integers(1, 4), label="hidden"),
                            draw(st.integers(1, 3), label="out"))
+    n_in, n_out = (0 if empty == "no input features" else n_in), (0 if empty == "no output features" else n_out)
     activation = draw(sampled(ACTIVATIONS), label="activation")
     seed = draw(st.integers(0, 2**16), label="init seed")
-    with torch.random.fork_rng(devices=[]):
-        manual_seed(seed)
-        f = nn.Sequential(nn.Linear(n_in, hidden), activation(), nn.Linear(hidden, n_out)).double()
-    batch = draw(st.sampled_from([(), (1,), (2,), (max_batch,)]), label="batch dims")
+    f = seeded_mlp(n_in, hidden, n_out, activation, seed)
+    batch = {"an empty batch": (0,), "an empty batch of (2, 0)": (2, 0)}.get(empty) or draw(
+        sampled(BATCHES), label="batch dims")
     x = draw(float_tensors((*batch, n_in), low=-2, high=2), label="x")
-    v = draw(float_tensors((*batch, n_out), low=-2, high=2), label="v")
+    v_dtype = draw(sampled((torch.float64, torch.float32)), label="v's dtype") if corners else torch.float64
+    v = draw(float_tensors((*batch, n_out), dtype=v_dtype, low=-2, high=2), label="v")
+    if corners:
+        x = draw(any_layout(x, label="x"))
     return Case(f, x, v, seed)
+
+
+def seeded_mlp(n_in: int, hidden: int, n_out: int, activation: type[nn.Module] = nn.Tanh,
+               seed: int = 0) -> nn.Sequential:
+    with torch.random.fork_rng(devices=[]), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Initializing zero-element tensors is a no-op"
+        manual_seed(seed)
+        return nn.Sequential(nn.Linear(n_in, hidden), activation(), nn.Linear(hidden, n_out)).double()
+
+
+def corner_case(n_in: int, n_out: int, batch: tuple[int, ...], *, transposed: bool = False,
+                v_dtype: torch.dtype = torch.float64) -> Case:
+    """A fixed case at a corner: no elements in x or f(x), x transposed in memory (a batch
+    of 2 rows laid out column by column), or v in float32."""
+    with torch.random.fork_rng(devices=[]):
+        manual_seed(1)
+        x = torch.rand(*batch, n_in, dtype=torch.float64) * 4 - 2
+        v = (torch.rand(*batch, n_out, dtype=torch.float64) * 4 - 2).to(v_dtype)
+    if transposed:
+        x = x.mT.contiguous().mT
+    return Case(seeded_mlp(n_in, 3, n_out), x, v, 0)
+
+
+ORDINARY_CASES = cases()
+ALL_CASES = cases(corners=True)
 
 
 def spec_case() -> Case:
@@ -85,7 +140,10 @@ def ordinary_vjp(impl, case: Case, why: str):
 @pytest.mark.weight(3)
 @settings(max_examples=40)
 @example(spec_case())
-@given(cases())
+@example(corner_case(2, 2, (0,)))  # no elements in x or f(x)
+@example(corner_case(3, 2, (2,), v_dtype=torch.float32))  # v in another dtype
+@example(corner_case(3, 2, (2,), transposed=True))
+@given(ALL_CASES)
 def test_vjp_matches_autograd_functional(impl, case):
     assert_same(impl.vjp(*case.args()), case.expected_vjp(),
                 what=f"(f(x), v^T J) returned by vjp ({case.text()}), vs torch.autograd.functional.vjp")
@@ -94,18 +152,24 @@ def test_vjp_matches_autograd_functional(impl, case):
 @pytest.mark.weight(3)
 @settings(max_examples=30)
 @example(spec_case())
-@given(cases())
+@example(corner_case(2, 2, (0,)))  # no elements in x or f(x)
+@example(corner_case(2, 0, (2,)))  # no elements in f(x)
+@example(corner_case(0, 2, (2,)))  # no elements in x
+@example(corner_case(3, 2, (2,), transposed=True))
+@given(ALL_CASES)
 def test_jacobian_matches_autograd_functional(impl, case):
+    """Also where f(x) has no elements: no rows to stack, and still a tensor of shape
+    (*f(x).shape, *x.shape) in f(x)'s dtype."""
     f, x, _ = case.args()
     assert_same(impl.jacobian(f, x), case.expected_jacobian(),
-                what=f"jacobian ({case.text()}): shape (*f(x).shape, *x.shape), vs "
+                what=f"jacobian ({case.text()}): shape (*f(x).shape, *x.shape) in f(x)'s dtype, vs "
                      "torch.autograd.functional.jacobian (are the rows sums of earlier rows? "
                      ".grad accumulates)")
 
 
 @pytest.mark.weight(2)
 @settings(max_examples=20)
-@given(cases(), st.booleans())
+@given(ORDINARY_CASES, st.booleans())
 def test_f_and_x_are_left_alone(impl, case, stale):
     """The module's parameters and their .grad (None, or stale values), and x with its
     requires_grad, come back as they went in; the same calls' answers are the oracle's."""
@@ -124,7 +188,7 @@ def test_f_and_x_are_left_alone(impl, case, stale):
 
 
 @settings(max_examples=15)
-@given(cases())
+@given(ORDINARY_CASES)
 def test_answers_are_detached(impl, case):
     """Plain values: neither f(x), nor the product, nor the Jacobian keeps a graph."""
     got = impl.vjp(*case.args())
@@ -140,7 +204,7 @@ def test_answers_are_detached(impl, case):
 
 
 @settings(max_examples=15)
-@given(cases(), st.data())
+@given(ORDINARY_CASES, st.data())
 def test_v_of_the_wrong_shape_raises_value_error(impl, case, data):
     shape = data.draw(mismatched_shapes(tuple(case.v.shape)), label="v's shape")
     bad = torch.ones(shape, dtype=case.v.dtype)
@@ -155,7 +219,7 @@ def test_v_of_the_wrong_shape_raises_value_error(impl, case, data):
 @pytest.mark.cuda
 @pytest.mark.weight(2)
 @settings(max_examples=15)
-@given(cases())
+@given(ORDINARY_CASES)
 def test_on_gpu(impl, case):
     """f, x and v on the GPU: every answer on the GPU too (a unit vector made on the CPU
     cannot meet a CUDA output), in float64, equal to the CPU oracle."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
 
 import pytest
 import torch
@@ -12,16 +13,20 @@ from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import BatchSampler, DataLoader, default_collate
 
 from grader.contract.expect import assert_same, expect_raises
-from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory
+from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory, assert_ordinary
 from tests.strategies import float_tensors, int_tensors, sampled
 
+_PAD_BY_HAND = "allocate (B, max length, *rest) with torch.full and copy each sequence into the start of its row"
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.utils.data.BatchSampler": "cut the order into consecutive slices of batch_size",
     "torch.utils.data.DataLoader": "count the batches: rounded up, or down with drop_last",
     "torch.utils.data.default_collate": "stack the tensors of each key, make numbers a tensor, "
                                         "keep strings as a list",
-    "torch.nn.utils.rnn.pad_sequence": "allocate (B, max length, *rest) with torch.full and copy "
-                                       "each sequence into the start of its row",
+    "torch.nn.utils.rnn.pad_sequence": _PAD_BY_HAND,
+    # the capability: padding sequences into a batch (packing then unpacking, nested tensors)
+    "torch.nn.utils.rnn.pad_packed_sequence": _PAD_BY_HAND,
+    "torch.nested": _PAD_BY_HAND,
+    "torch.Tensor.to_padded_tensor": _PAD_BY_HAND,
 })
 
 DEFAULTS = {"drop_last": False, "padding_value": 0}
@@ -67,29 +72,42 @@ def batchings(min_len: int = 0) -> st.SearchStrategy[Batching]:
                      batch_size=st.integers(1, 8), drop_last=st.booleans(), spelled=st.booleans())
 
 
+BATCHINGS = batchings()
+SOME_BATCHINGS = batchings(min_len=1)
+
+
 SPEC_BATCHES = Batching((4, 1, 0, 3, 2), 2, False, spelled=False)
 SPEC_BATCHES_DROPPED = Batching((4, 1, 0, 3, 2), 2, True)
 
 
 def ordinary_batching() -> st.SearchStrategy[Batching]:
-    """Orders long enough that a batch is cut in the middle (no echo or constant is right)."""
-    return batchings(min_len=5).filter(lambda b: 2 <= b.batch_size < len(b.order) - 1)
+    """Orders long enough that a batch is cut in the middle (no echo or constant is right),
+    without drop_last: the anchor of a property about something else, so that a mistake
+    about drop_last costs only the property named for batches."""
+    return batchings(min_len=5).filter(lambda b: 2 <= b.batch_size < len(b.order) - 1).map(
+        lambda b: replace(b, drop_last=False))
+
+
+ORDINARY_BATCHING = ordinary_batching()
 
 
 @pytest.mark.weight(3)
 @example(SPEC_BATCHES)
 @example(SPEC_BATCHES_DROPPED)
 @example(Batching((0, 1, 2, 3), 2, True, spelled=False))  # even: drop_last drops nothing
+@example(Batching((3, 1), 4, True))  # shorter than one batch: drop_last leaves no batch
 @settings(max_examples=40)
-@given(batchings())
+@given(BATCHINGS)
 def test_batch_indices_match_batch_sampler(impl, case):
     assert_same(case.call(impl), case.expected(),
                 what=f"{case.describe()} (list(BatchSampler(...)) gives the expected)")
 
 
 @settings(max_examples=15)
-@given(batchings(min_len=1))
-def test_batch_indices_are_new_lists_of_python_ints(impl, case):
+@given(SOME_BATCHINGS, ORDINARY_BATCHING)
+def test_batch_indices_are_new_lists_of_python_ints(impl, case, ordinary):
+    """The form of any answer (corners too: one batch, drop_last); its values are the
+    property named for them, and an ordinary call's answer anchors this one."""
     given_order = list(case.order)
     got = impl.batch_indices(given_order, case.batch_size, **case.kwargs())
     assert type(got) is list and all(type(b) is list for b in got), (
@@ -100,24 +118,39 @@ def test_batch_indices_are_new_lists_of_python_ints(impl, case):
     assert not kinds, f"{case.describe()}: the batches hold {kinds}; expected Python ints"
     for batch in got:
         assert_no_shared_memory(batch, given_order, what=f"{case.describe()}: a batch (a new list)")
-    assert_same(got, case.expected(), what=f"{case.describe()} (BatchSampler gives the expected)")
+    assert_ordinary(lambda: ordinary.call(impl), ordinary.expected,
+                    what=f"{ordinary.describe()} (BatchSampler gives the expected)")
 
 
 # ------------------------------------------------------------------ num_batches
+
+# The longest dataset len() can report (len(DataLoader(...)) of a longer one raises
+# OverflowError): dataset_len is a Python int up to it. Past 2**53 a float no longer holds
+# every int, so a count that goes through dataset_len / batch_size is off there.
+LONGEST = sys.maxsize
+FLOAT_EXACT = 2**53
+DATASET_LENS = st.one_of(st.integers(0, 60), st.integers(FLOAT_EXACT - 4, FLOAT_EXACT + 64),
+                         st.integers(0, LONGEST))
+BATCH_SIZES = st.one_of(st.integers(1, 12), st.integers(1, LONGEST))
+
 
 @pytest.mark.weight(2)
 @example(10, 3, False, False)  # the spec's examples
 @example(10, 3, True, True)
 @example(0, 4, False, True)
+@example(FLOAT_EXACT + 1, 1, False, False)  # the float of 2**53 + 1 is 2**53
+@example(LONGEST, 3, True, True)
 @settings(max_examples=40)
-@given(st.integers(0, 60), st.integers(1, 12), st.booleans(), st.booleans())
+@given(DATASET_LENS, BATCH_SIZES, st.booleans(), st.booleans())
 def test_num_batches_matches_len_of_a_dataloader(impl, dataset_len, batch_size, drop_last, spelled):
     kwargs = options(spelled, drop_last=drop_last)
     expected = len(DataLoader(range(dataset_len), batch_size=batch_size, drop_last=drop_last))
     got = impl.num_batches(dataset_len, batch_size, **kwargs)
+    big = (" (past 2**53 a float does not hold every int: count in ints, -(-n // b), not "
+           "math.ceil(n / b))" if max(dataset_len, batch_size) > FLOAT_EXACT else "")
     assert_same(got, expected, what=f"num_batches({dataset_len}, {batch_size}, drop_last={drop_last})"
                                     f"{left_out(kwargs, ('drop_last',))} (len(DataLoader(...)) gives "
-                                    "the expected: rounded up, or down with drop_last)")
+                                    f"the expected: rounded up, or down with drop_last){big}")
 
 
 BAD_SIZES = [((10, 0), "batch_size is 0"), ((10, -2), "batch_size is negative"),
@@ -125,7 +158,7 @@ BAD_SIZES = [((10, 0), "batch_size is 0"), ((10, -2), "batch_size is negative"),
 
 
 @settings(max_examples=15)
-@given(sampled(tuple(BAD_SIZES)), ordinary_batching())
+@given(sampled(tuple(BAD_SIZES)), ORDINARY_BATCHING)
 def test_bad_sizes_raise_value_error(impl, bad, ordinary):
     (dataset_len, batch_size), why = bad
     n = len(ordinary.order)
@@ -197,9 +230,10 @@ FIELDS = ("tokens", "frames", "features", "label", "weight", "name")
 
 
 @st.composite
-def collates(draw, min_samples: int = 1, ragged: bool | None = None) -> Collate:
+def collates(draw, min_samples: int = 1, ragged: bool | None = None, fields: tuple[str, ...] = FIELDS,
+             padded_with_zeros: bool = False) -> Collate:
     b = draw(st.integers(min_samples, 4), label="number of samples")
-    keys = draw(st.lists(sampled(FIELDS), min_size=1, max_size=4, unique=True), label="keys")
+    keys = draw(st.lists(sampled(fields), min_size=1, max_size=4, unique=True), label="keys")
     if ragged and not {"tokens", "frames"} & set(keys):
         keys.append("tokens")
     samples: list[dict] = [{} for _ in range(b)]
@@ -226,8 +260,16 @@ def collates(draw, min_samples: int = 1, ragged: bool | None = None) -> Collate:
         else:
             for s in samples:
                 s[key] = draw(st.text("abc", max_size=3), label=key)
-    padding = draw(st.one_of(st.just(0), st.integers(-1, 9)), label="padding_value")
+    padding = 0 if padded_with_zeros else draw(st.one_of(st.just(0), st.integers(-1, 9)), label="padding_value")
     return Collate(samples, padding, draw(st.booleans(), label="spelled"))
+
+
+COLLATES = collates()
+RAGGED_COLLATES = collates(ragged=True)
+# The anchor of a property about something else: token sequences of unequal lengths and
+# int labels (the spec's example), padded with the default, so that a mistake about
+# padding_value, floats, strings or equal shapes costs only the property named for values.
+ORDINARY_COLLATE = collates(min_samples=2, ragged=True, fields=("tokens", "label"), padded_with_zeros=True)
 
 
 SPEC_COLLATE = Collate([{"tokens": torch.tensor([5, 6, 7]), "label": 1},
@@ -239,7 +281,7 @@ SPEC_COLLATE = Collate([{"tokens": torch.tensor([5, 6, 7]), "label": 1},
 @example(Collate([{"frames": torch.ones(2, 2), "name": "a"}, {"frames": torch.ones(3, 2), "name": "b"}],
                  -1))
 @settings(max_examples=30)
-@given(collates())
+@given(COLLATES)
 def test_pad_collate_matches_default_collate_and_pad_sequence(impl, case):
     check_batch(case.call(impl), case.expected(),
                 f"{case.describe()} (default_collate for equal shapes and numbers, pad_sequence "
@@ -247,8 +289,10 @@ def test_pad_collate_matches_default_collate_and_pad_sequence(impl, case):
 
 
 @settings(max_examples=15)
-@given(collates(ragged=True))
-def test_pad_collate_leaves_the_samples_alone_and_returns_new_tensors(impl, case):
+@given(RAGGED_COLLATES, ORDINARY_COLLATE)
+def test_pad_collate_leaves_the_samples_alone_and_returns_new_tensors(impl, case, ordinary):
+    """Any batch (every kind of value, any padding_value) leaves its samples alone and
+    shares no memory with them; an ordinary call's answer anchors it."""
     samples = case.fresh()
     got = case.call(impl, samples)
     assert_arguments_unchanged(impl, what="the samples after pad_collate (build new tensors)")
@@ -257,7 +301,8 @@ def test_pad_collate_leaves_the_samples_alone_and_returns_new_tensors(impl, case
         for key, value in got.items():
             if isinstance(value, torch.Tensor):
                 assert_no_shared_memory(value, *inputs, what=f"{case.describe()}: batch[{key!r}]")
-    check_batch(got, case.expected(), case.describe())
+    assert_ordinary(lambda: ordinary.call(impl), ordinary.expected, compare=check_batch,
+                    what=f"{ordinary.describe()} (an ordinary call beside the check)")
 
 
 MISMATCHES = ("keys differ", "trailing shape differs", "number of dims differs", "dtype differs",
@@ -265,7 +310,7 @@ MISMATCHES = ("keys differ", "trailing shape differs", "number of dims differs",
 
 
 @settings(max_examples=20)
-@given(sampled(MISMATCHES), collates(min_samples=2, ragged=True), collates(min_samples=2, ragged=True))
+@given(sampled(MISMATCHES), collates(min_samples=2, ragged=True), ORDINARY_COLLATE)
 def test_pad_collate_refuses_what_cannot_be_batched(impl, how, case, ordinary):
     samples = case.fresh()
     key = next(k for k in ("tokens", "frames") if k in samples[0])
@@ -290,7 +335,7 @@ def test_pad_collate_refuses_what_cannot_be_batched(impl, how, case, ordinary):
 
 @pytest.mark.cuda
 @settings(max_examples=15)
-@given(collates(ragged=True))
+@given(RAGGED_COLLATES)
 def test_on_gpu_batches_stay_on_the_device(impl, case):
     """Tensors on the GPU come back on the GPU; the lengths stay on the CPU."""
     samples = [{k: v.cuda() if isinstance(v, torch.Tensor) else v for k, v in s.items()}

@@ -1,9 +1,10 @@
 """Right, written another way: batches cut with itertools.islice from an iterator (as
-BatchSampler itself does), the number of batches with math.ceil and math.floor, and each
+BatchSampler itself does), the number of batches from divmod (the full batches, and one more
+for a remainder unless it is dropped: exact for any int, as in mpdunne/easyloader,
+easyloader/common/utils.py, get_n_batches; math.ceil(n / b) went through a float), and each
 sequence padded on its own with F.pad (the far end of dim 0) before one torch.stack."""
 
 import itertools
-import math
 
 import torch
 import torch.nn.functional as F
@@ -24,7 +25,8 @@ def batch_indices(order, batch_size, drop_last=False):
 def num_batches(dataset_len, batch_size, drop_last=False):
     if batch_size < 1 or dataset_len < 0:
         raise ValueError("sizes must be non-negative and batch_size positive")
-    return (math.floor if drop_last else math.ceil)(dataset_len / batch_size)
+    full, rest = divmod(dataset_len, batch_size)
+    return full + (1 if rest and not drop_last else 0)
 
 
 def pad_collate(samples, padding_value=0):
