@@ -48,8 +48,10 @@ def vjp(f: nn.Module, x: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, t
         - ``x.requires_grad_()`` on the caller's tensor changes their tensor; and
           ``x.data`` is invisible to autograd: computing with it gives no gradient.
 
-    Forbidden: ``torch.autograd.functional.vjp``/``jacobian`` and ``torch.func.vjp``,
-    ``jacrev``, ``jacfwd``: use ``torch.autograd.grad`` or ``backward``.
+    Forbidden: ``torch.autograd.functional`` (``vjp``, ``jacobian`` and the rest) and
+    the derivative transforms of ``torch.func`` (``vjp``, ``grad``, ``jacrev``, ``jacfwd``,
+    ``jvp``...), and batched products (``is_grads_batched=True``, which runs on ``vmap``):
+    use ``torch.autograd.grad`` or ``backward``.
     """
     raise NotImplementedError
 

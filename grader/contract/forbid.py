@@ -55,6 +55,31 @@ def resolve(dotted: str) -> object:
     raise ValueError(f"cannot resolve forbidden API {dotted!r}")
 
 
+def expand(forbid: Mapping[str, str] | None) -> dict[str, str]:
+    """Canonical name -> hint for every API the marker ``forbid`` forbids: a module's name
+    (``torch.autograd.functional``, ``torch.nested``) stands for each public function and
+    class it offers (its ``__all__``); the first hint given for a name counts."""
+    hints: dict[str, str] = {}
+    for name, hint in (forbid or {}).items():
+        for member in members(canonical_name(name)):
+            hints.setdefault(member, hint)
+    return hints
+
+
+@functools.cache
+def members(name: str) -> tuple[str, ...]:
+    """``(name,)``, or, for a module, the canonical names of its public functions and classes."""
+    try:
+        obj = resolve(name)
+    except (ValueError, AttributeError, ImportError):
+        return (name,)
+    if not isinstance(obj, types.ModuleType):
+        return (name,)
+    public = getattr(obj, "__all__", None) or [n for n in vars(obj) if not n.startswith("_")]
+    return tuple(f"{name}.{attr}" for attr in sorted(public)
+                 if callable(getattr(obj, attr, None)) and not isinstance(getattr(obj, attr), types.ModuleType))
+
+
 class ForbiddenAPIError(RuntimeError):
     """Raised inside the student's call when it uses a forbidden API."""
 
@@ -79,7 +104,7 @@ class Forbidden:
 
     @classmethod
     def from_marker(cls, forbid: Mapping[str, str] | None) -> Forbidden:
-        return cls({canonical_name(k): v for k, v in (forbid or {}).items()})
+        return cls(expand(forbid))
 
     @functools.cached_property
     def _targets(self) -> _Targets:

@@ -19,11 +19,11 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.contract.forbid import canonical_name, resolve
+from grader.contract.forbid import canonical_name, members, resolve
 from grader.core import sources
 
 MAX_CODE_CHARS = 200  # a finding quotes its line; a minified line must not bloat the report
@@ -77,20 +77,39 @@ class _Rules:
 
     dotted: dict[str, str]  # full dotted path (canonical or where it is defined) -> drill's name
     methods: dict[str, str]  # tensor method name -> drill's name
+    # torch's namesakes of the forbidden APIs (grader.sandbox.armor.namesake_sites):
+    # module -> {function or method name -> drill's name}
+    namesakes: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, forbid: Mapping[str, str]) -> _Rules:
+        from grader.sandbox.armor import namesake_sites
+
         dotted: dict[str, str] = {}
         methods: dict[str, str] = {}
+        namesakes: dict[str, dict[str, str]] = {}
         for name in forbid:
-            full = canonical_name(name)
-            dotted.setdefault(full, name)
-            if full.startswith(_TENSOR) and full.count(".") == 2:
-                methods.setdefault(full.rpartition(".")[2], name)
-            home = _defined_at(full)
-            if home:
-                dotted.setdefault(home, name)
-        return cls(dotted, methods)
+            for full in [canonical_name(name), *members(canonical_name(name))]:  # a module: its APIs too
+                dotted.setdefault(full, name)
+                if full.startswith(_TENSOR) and full.count(".") == 2:
+                    methods.setdefault(full.rpartition(".")[2], name)
+                home = _defined_at(full)
+                if home:
+                    dotted.setdefault(home, name)
+                for module, attr in namesake_sites(full):
+                    namesakes.setdefault(module, {}).setdefault(attr, name)
+        return cls(dotted, methods, namesakes)
+
+    def namesake(self, path: str) -> str | None:
+        """The drill's name whose namesake ``path`` reaches (``torch.distributed.fsdp.
+        sharded_grad_scaler.ShardedGradScaler._amp_update_scale_cpu_``), if any."""
+        module, _, attr = path.rpartition(".")
+        while module:
+            found = self.namesakes.get(module, {}).get(attr)
+            if found is not None:
+                return found
+            module = module.rpartition(".")[0]
+        return None
 
     def held_by(self, module: str) -> list[str]:
         """The drill's names that live in ``module`` or below it (sorted, once each)."""
@@ -362,6 +381,8 @@ class _Scanner:
                     name = rules.dotted.get(f"{node.module}.{a.name}")
                     if name:
                         yield at(node, name)
+                    elif name := rules.namesake(f"{node.module}.{a.name}"):
+                        yield at(node, name, indirect=True)
                     elif escape := _escape(f"{node.module}.{a.name}"):
                         yield at(node, escape, indirect=True)
                 continue
@@ -380,6 +401,9 @@ class _Scanner:
             path = self.dotted(node)
             if path is not None and path in rules.dotted:
                 yield at(node, rules.dotted[path])
+                continue
+            if path is not None and (name := rules.namesake(path)):
+                yield at(node, name, indirect=True)
                 continue
             escape = _escape(path) if path is not None else (
                 _BUILTIN_ESCAPES.get(node.id) if isinstance(node, ast.Name) else None)

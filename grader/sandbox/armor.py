@@ -18,6 +18,15 @@ API unusable there for good, in every thread, by every route it knows:
   the operators above (``torch._decomp.decompositions.one_hot``), the ``torch._refs``
   function of the forbidden one (``torch._refs.nn.functional.nll_loss``), the private
   helpers of those modules named after the operator (``torch._refs._broadcast_shapes``);
+- and their namesakes anywhere in torch (``namesakes_of``), found by reading its source:
+  private functions and methods named after an operator of the API (FSDP's
+  ``ShardedGradScaler._amp_update_scale_cpu_``) or, at module level, after the API
+  (``torch._functorch.eager_transforms.grad_impl``). A namesake in a module not loaded
+  yet cannot have its code replaced: that module is closed, and importing it is a use.
+
+A forbidden API stands for a capability: ``KERNELS`` lists the operators of all its
+spellings (``F.log_softmax`` computes log-sum-exp too), and a marker may name a module,
+which stands for every API it offers (``grader.contract.forbid.expand``);
 - an audit hook, which cannot be removed, refuses what would reach or rewrite that
   machinery from Python: gc's object walks, ctypes, writing ``/proc/self/mem``; and, in
   a drill that forbids something, reading, compiling or running again the source (or
@@ -41,6 +50,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import re
 import sys
 import types
@@ -50,7 +60,7 @@ from typing import Any
 
 import torch
 
-from grader.contract.forbid import resolve
+from grader.contract.forbid import expand, resolve
 from grader.sandbox.armor_audit import Sources, audit, torch_dir
 
 Report = Callable[[str, str], None]
@@ -76,6 +86,15 @@ _ATTENTION = ("scaled_dot_product_attention", "_scaled_dot_product_attention_mat
               "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_fused_attention_overrideable",
               "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
               "_scaled_dot_product_cudnn_attention")
+_LOGSUMEXPS = ("logsumexp", "special_logsumexp", "log_softmax", "_log_softmax", "special_log_softmax",
+               "logcumsumexp", "_logcumsumexp")
+_GROUP_NORMS = ("group_norm", "native_group_norm")
+_INSTANCE_NORMS = ("instance_norm", *_BATCH_NORMS)
+_NESTED = ("_nested_tensor_from_tensor_list", "_nested_from_padded", "_nested_from_padded_and_nested_example",
+           "_nested_from_padded_tensor", "_nested_tensor_from_mask", "_nested_view_from_buffer",
+           "_nested_view_from_buffer_copy", "_nested_view_from_jagged", "_nested_view_from_jagged_copy",
+           "nested_to_padded_tensor", "to_padded_tensor", "_jagged_to_padded_dense_forward")
+_PADDINGS = ("pad_sequence", "_pad_packed_sequence", *_NESTED)
 _F = "torch.nn.functional."
 
 # Forbidden API (canonical name) -> the aten operators (base names) that compute it. Names
@@ -105,15 +124,31 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "torch.empty_strided": (),  # the wire's own decoding makes empty strided tensors
     "torch.Tensor.as_strided": (),  # and encodes through as_strided
     **{f"{_F}{name}": _POOLS for name in dir(torch.nn.functional) if "pool" in name},
+    # log-sum-exp: torch.logsumexp, and what gives it at once (x - log_softmax(x), the last
+    # entry of logcumsumexp)
+    **{name: _LOGSUMEXPS for name in ("torch.logsumexp", "torch.Tensor.logsumexp", "torch.special.logsumexp",
+                                      "torch.log_softmax", "torch.Tensor.log_softmax", f"{_F}log_softmax",
+                                      "torch.special.log_softmax", "torch.logcumsumexp",
+                                      "torch.Tensor.logcumsumexp")},
+    **{name: _GROUP_NORMS for name in (f"{_F}group_norm", "torch.group_norm")},
+    **{name: _INSTANCE_NORMS for name in (f"{_F}instance_norm", "torch.instance_norm")},
+    # padding sequences into a batch: pad_sequence, packing then unpacking, nested tensors
+    **{name: _PADDINGS for name in ("torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
+                                    "torch.Tensor.to_padded_tensor")},
 }
-_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CPU", "CUDA")
+# Families: every forbidden API under a prefix shares these operators (a marker may forbid a
+# whole module, ``torch.nested``: grader.contract.forbid.expand).
+FAMILIES: dict[str, tuple[str, ...]] = {"torch.nested.": _NESTED}
+_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
+         "CPU", "CUDA", "NestedTensorCPU", "NestedTensorCUDA", "SparseCPU", "SparseCUDA")
 
 
 def kernels_of(name: str) -> tuple[str, ...]:
     """The aten operators (base names) behind the forbidden API ``name`` (canonical)."""
     if name in KERNELS:
         return KERNELS[name]
-    return (name.rpartition(".")[2],)
+    family = next((ops for prefix, ops in FAMILIES.items() if name.startswith(prefix)), ())
+    return (name.rpartition(".")[2], *family)
 
 
 # Twins the tables cannot find, by hand: torch's primitives (``torch._prims``, ``torch.ops.prims``)
@@ -142,6 +177,7 @@ def twins_of(name: str) -> list[types.FunctionType]:
     found += _refs_of(name)
     for stem in {_stem(base) for base in (*bases, name.rpartition(".")[2])}:
         found += _helpers().get(stem, ())
+    found += namesakes_of(name)[0]
     return list({id(fn): fn for fn in _unwrapped(found)}.values())
 
 
@@ -225,6 +261,127 @@ def _helpers() -> dict[str, tuple[types.FunctionType, ...]]:
     return {stem: tuple(fns) for stem, fns in index.items()}
 
 
+# Namesakes: torch's Python functions and methods, anywhere in it, whose name is a forbidden
+# API's operator (``ShardedGradScaler._amp_update_scale_cpu_`` computes ``_amp_update_scale_``)
+# or, for a module-level function, the API's own name (``torch.backends._nnapi.serializer.
+# broadcast_shapes``, ``torch._functorch.eager_transforms.grad_impl``), in a private module or
+# under a private name: a public function of a public module is an API of its own, which a
+# marker names when it is forbidden. Names are compared without torch's affixes for variants
+# (``_stem``, ``_AFFIXES``). Not in graph exporters, code generators and test inputs, whose
+# namesakes build graphs or code, never a tensor (``_inductor``'s decompositions stay closed:
+# ``armor_audit._LAZY_TWINS``).
+_NOT_TWINS = ("onnx", "_inductor", "testing", "_vendor")
+_AFFIXES = re.compile(r"^(?:meta_|aten_)+|(?:_default|_impl|_cpu|_cuda|_with_argnums)+$")
+_DEF = re.compile(rb"def (\w+)")
+
+
+def _norm(name: str) -> str:
+    """A function's name as an operator's: ``_amp_update_scale_cpu_`` -> ``amp_update_scale``,
+    ``meta_max_pool2d_with_indices`` -> ``max_pool_with_indices``, ``grad_impl`` -> ``grad``."""
+    stem, before = _stem(name.strip("_")).strip("_"), None
+    while stem != before:
+        before, stem = stem, _AFFIXES.sub("", stem).strip("_")
+    return stem
+
+
+@functools.cache
+def _namesake_index() -> dict[str, tuple[tuple[str, str, bool], ...]]:
+    """``_norm`` of a name -> (file, name, whether at module level) for every private
+    ``def`` in torch's source (read, never imported: most of torch is loaded lazily).
+    Built in the zygote (``preload``), once."""
+    root = torch_dir()[0]
+    index: dict[str, dict[tuple[str, str, bool], None]] = {}
+    for folder, subfolders, files in os.walk(root):
+        relative = os.path.relpath(folder, root)
+        if relative == ".":
+            subfolders[:] = [d for d in subfolders if d not in _NOT_TWINS]
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        parts = [] if relative == "." else relative.split(os.sep)
+        for file in sorted(f for f in files if f.endswith(".py")):
+            private_module = any(p.startswith("_") for p in [*parts, file[:-3]] if p != "__init__")
+            try:
+                with open(os.path.join(folder, file), "rb") as source:
+                    data = source.read()
+            except OSError:
+                continue
+            for match in _DEF.finditer(data):
+                name = match.group(1).decode()
+                if not (private_module or name.startswith("_")) or name.startswith("__"):
+                    continue
+                line = data.rfind(b"\n", 0, match.start()) + 1
+                indent = data[line:match.start()].removesuffix(b"async ")
+                if indent.strip(b" \t"):
+                    continue  # ``undef x`` or text, not a definition
+                entry = (os.path.join(folder, file), name, not indent)
+                index.setdefault(_norm(name), {})[entry] = None
+    return {stem: tuple(entries) for stem, entries in index.items()}
+
+
+def namesakes_of(name: str) -> tuple[list[types.FunctionType], list[str]]:
+    """The namesakes of the forbidden API ``name`` (canonical): the functions of those in
+    modules already loaded, and the files of those not loaded yet (they are not opened in
+    its drill: ``armor_audit.Sources``)."""
+    loaded = _loaded_files()
+    functions: list[types.FunctionType] = []
+    files: list[str] = []
+    for file, attr, top in _namesakes(name):
+        module = loaded.get(file)
+        if module is None:
+            files.append(file)
+        else:
+            functions += _defined_in(module, attr, top)
+    return functions, sorted(set(files))
+
+
+def namesake_sites(name: str) -> list[tuple[str, str]]:
+    """(module, attribute) of every namesake of ``name``, loaded or not, for the static
+    scan: a function of the module, or a method of one of its classes."""
+    root = os.path.dirname(torch_dir()[0])
+    sites = set()
+    for file, attr, _ in _namesakes(name):
+        module = os.path.relpath(file, root).removesuffix(".py").removesuffix(os.sep + "__init__")
+        sites.add((module.replace(os.sep, "."), attr))
+    return sorted(sites)
+
+
+def _namesakes(name: str) -> list[tuple[str, str, bool]]:
+    """(file, name, at module level) of the namesakes of the forbidden API ``name``."""
+    bases = kernels_of(name)
+    if not bases:
+        return []  # refused by name only: its operator serves allowed APIs too
+    operators = {_norm(base) for base in bases if base in _overloads()}
+    found = []
+    for stem in operators | {_norm(name.rpartition(".")[2])}:
+        for file, attr, top in _namesake_index().get(stem, ()):
+            if stem in operators or top:  # a method shares an API's name by chance (``Tensor.grad``)
+                found.append((file, attr, top))
+    return found
+
+
+def _loaded_files() -> dict[str, types.ModuleType]:
+    """torch's loaded modules by their file, as code objects spell it."""
+    return {file: module for module in list(sys.modules.values())
+            if isinstance(module, types.ModuleType)
+            and isinstance(file := vars(module).get("__file__"), str)}
+
+
+def _defined_in(module: types.ModuleType, attr: str, top: bool) -> list[types.FunctionType]:
+    """The functions ``attr`` of ``module`` (``top``) or of its classes."""
+    owners = [module] if top else [c for c in list(vars(module).values())
+                                   if isinstance(c, type) and c.__module__ == module.__name__]
+    found = []
+    for owner in owners:
+        value = vars(owner).get(attr)
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if isinstance(value, property):
+            value = value.fget
+        chain = list(_unwrapped([value])) if isinstance(value, types.FunctionType) else []
+        if any(fn.__code__.co_filename == module.__file__ for fn in chain):
+            found += chain  # defined there (perhaps wrapped), not a stand-in (``typing.overload``'s dummy)
+    return found
+
+
 def _refuse_twins(name: str, refuse: Callable[..., Any], refused: set[int],
                   files: set[str]) -> list[str]:
     """Replace the code of every twin of ``name`` not refused yet (``refused``: their ids),
@@ -265,6 +422,7 @@ def preload() -> None:
     the operator index, the twin tables and the refusing code for every twin, so that
     no worker pays for them, and where torch lives."""
     _overloads()
+    _namesake_index()
     candidates = [fn for fns in (*_twin_index().values(), *_helpers().values()) for fn in fns]
     candidates += [fn for fn in _refs_map().values() if isinstance(fn, types.FunctionType)]
     for free in {fn.__code__.co_freevars for fn in _unwrapped(candidates)} | {()}:
@@ -282,16 +440,21 @@ def install(hints: Mapping[str, str], report: Report) -> list[str]:
     keep.extend(libraries.values())
     refused: set[int] = set()  # twins shared by several forbidden APIs: the first one's name
     files: set[str] = set()  # where the Python code the armor replaces was defined
-    for name, hint in sorted(hints.items()):
+    closed: dict[str, tuple[str, str]] = {}  # unloaded files of namesakes -> (name, hint)
+    for name, hint in sorted(expand(hints).items()):
         refuse = _refusal(name, hint, report)
         for op in _operators(kernels_of(name)) + list(PRIMS.get(name, ())):
             done += _refuse_kernel(libraries[op.partition("::")[0]], op, refuse)
         files.update(_files_of(name))  # before its code is replaced
         done += _rebind(name, refuse)
         done += _refuse_twins(name, refuse, refused, files)
-    sources = Sources.of(files) if hints else None
-    audit(keep, sources)
-    return done + [f"source of {f}" for f in sorted(sources.files)] if sources else done
+        for file in namesakes_of(name)[1]:
+            closed.setdefault(file, (name, hint))
+    sources = Sources.of(files, closed) if hints else None
+    audit(keep, sources, report)
+    if sources is None:
+        return done
+    return done + [f"source of {f}" for f in sorted(sources.files)] + [f"closed {f}" for f in sorted(sources.closed)]
 
 
 def _refuse_kernel(library: Any, op: str, refuse: Callable[..., Any]) -> list[str]:

@@ -13,8 +13,8 @@ import linecache
 import os
 import sys
 import types
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -71,19 +71,28 @@ class Sources:
     folders: frozenset[str]  # their folders and bytecode folders
     names: frozenset[str]  # their file names (a relative path could be relative to anywhere)
     lazy: tuple[str, ...]  # resolved ``_LAZY_TWINS``: a file, or a folder and all below it
+    # torch's modules not loaded yet that hold a namesake of a forbidden API (resolved file ->
+    # the API and its hint): importing one is a use of the API (``armor.namesakes_of``)
+    closed: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, files: Iterable[str]) -> Sources:
-        """The sources ``files`` (paths as code objects name them; ``<...>`` ones skipped)."""
+    def of(cls, files: Iterable[str], closed: Mapping[str, tuple[str, str]] | None = None) -> Sources:
+        """The sources ``files`` (paths as code objects name them; ``<...>`` ones skipped),
+        and the ``closed`` files of namesakes (path -> forbidden API and hint)."""
         spelled = {f for f in files if os.path.isabs(f)}
         real = {_resolved(f) for f in spelled}
         for f in spelled | real:  # what a worker read of them before the armor went on is not kept either
             linecache.cache.pop(f, None)
         folders = {os.path.dirname(f) for f in real}
         lazy = tuple(os.path.join(torch_dir()[1], twin) for twin in _LAZY_TWINS)
+        shut = {_resolved(f): use for f, use in (closed or {}).items()}
         return cls(frozenset(real), frozenset(folders | {os.path.join(d, "__pycache__") for d in folders}),
-                   frozenset({os.path.basename(f) for f in real} | {os.path.basename(t) for t in lazy}),
-                   lazy)
+                   frozenset({os.path.basename(f) for f in [*real, *shut]} | {os.path.basename(t) for t in lazy}),
+                   lazy, shut)
+
+    def use_of(self, path: str) -> tuple[str, str] | None:
+        """The forbidden API (and hint) whose namesake ``path`` (absolute) would load, if any."""
+        return self.closed.get(_source_of(os.path.realpath(path))) if os.path.isabs(path) else None
 
     def refuses(self, path: str) -> bool:
         """Whether opening, compiling or running ``path`` would run one of the files again."""
@@ -92,7 +101,7 @@ class Sources:
                                                       or "fx_passes" in path.split(os.sep))
         real = os.path.realpath(path)
         source = _source_of(real)
-        return source in self.files or real in self.folders \
+        return source in self.files or real in self.folders or source in self.closed \
             or any(source == twin or source.startswith(twin + os.sep) for twin in self.lazy)
 
 
@@ -105,10 +114,12 @@ def _source_of(path: str) -> str:
     return path
 
 
-def audit(keep: list[Any], sources: Sources | None) -> None:
+def audit(keep: list[Any], sources: Sources | None,
+          report: Callable[[str, str], None] | None = None) -> None:
     """An audit hook that refuses what would reach or rewrite the armor (it holds
     ``keep`` alive: the dispatcher library, which nothing else refers to), and, given
-    ``sources``, what would run an armored torch module's code afresh."""
+    ``sources``, what would run an armored torch module's code afresh or load a closed
+    one (which ``report``s the forbidden API it holds a namesake of)."""
     held = tuple(keep)
     refused = _REFUSED_EVENTS | ({"ctypes.call_function"} if not torch.cuda.is_available() else set())
 
@@ -123,12 +134,13 @@ def audit(keep: list[Any], sources: Sources | None) -> None:
                 and "/proc/" in os.fsdecode(args[0]):
             raise PermissionError("a process's memory file is not available to a submission")
         if sources is not None:
-            _guard_sources(sources, event, args)
+            _guard_sources(sources, event, args, report)
 
     sys.addaudithook(hook)
 
 
-def _guard_sources(sources: Sources, event: str, args: tuple[Any, ...]) -> None:
+def _guard_sources(sources: Sources, event: str, args: tuple[Any, ...],
+                   report: Callable[[str, str], None] | None) -> None:
     """The audit hook's part for ``Sources``: refuse opening an armored file, compiling
     source under its name, running its code, or making links."""
     if event in _LINK_EVENTS:
@@ -141,6 +153,9 @@ def _guard_sources(sources: Sources, event: str, args: tuple[Any, ...]) -> None:
     elif event == "exec" and args and isinstance(args[0], types.CodeType):
         path = args[0].co_filename
     if isinstance(path, (str, bytes)) and sources.refuses(os.fsdecode(path)):
+        use = sources.use_of(os.fsdecode(path))
+        if use is not None and report is not None:
+            report(*use)  # loading torch's own copy of a forbidden API is a use of it
         raise PermissionError(f"{os.fsdecode(path)} is not available to a submission in this drill: "
                               "it is torch's code for what the drill forbids, and running it again "
                               "would undo that")

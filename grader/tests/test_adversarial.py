@@ -90,6 +90,10 @@ GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "forgeries": (("patch_guard", "module_forward"), ()),
     # torch's twins of a forbidden API (its decompositions and references), and its source run again
     "twins": (("twin_decomp", "twin_refs", "twin_nll", "twin_broadcast", "twin_pool", "source_reexec"), ()),
+    # a forbidden capability's other spellings: torch.func's transforms, log_softmax, group_norm,
+    # nested tensors, a torch class's private pure-Python copy of the forbidden operator
+    "capabilities": (("twin_func", "twin_log_softmax", "twin_group_norm", "twin_nested",
+                      "twin_sharded_scaler"), ()),
     # write-back, clean-up of what a worker leaves, and a full scratch disk
     "leftovers": (("steer_labels", "deep_tree", "fill_scratch"), ()),
     # what a student built, run on the grader's side; native code of its own in the worker
@@ -121,6 +125,8 @@ OUTCOMES: dict[str, frozenset[str]] = {
     "rank_shared_memory": LOSES | NOT_THERE, "forge_rank": LOSES | NOT_THERE,
     "module_forward": FAILED, "steer_labels": FAILED,
     "twin_broadcast": LOSES | NOT_THERE, "twin_pool": LOSES | NOT_THERE,
+    **{a: LOSES | NOT_THERE for a in ("twin_func", "twin_log_softmax", "twin_group_norm", "twin_nested",
+                                      "twin_sharded_scaler")},
 }
 
 
@@ -545,6 +551,30 @@ def check_twin_broadcast(g: Graded, report: str | None) -> None:
 
 def check_twin_pool(g: Graded, report: str | None) -> None:
     _refused_as_forbidden(g, "twin_pool", "max_pool2d_with_indices, which this drill forbids")
+
+
+def check_twin_func(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_func", "called torch.func.grad, which this drill forbids. Instead: ")
+
+
+def check_twin_log_softmax(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_log_softmax",
+                          "called torch.nn.functional.log_softmax, which this drill forbids. Instead: ")
+
+
+def check_twin_group_norm(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_group_norm",
+                          "called torch.nn.functional.group_norm, which this drill forbids. Instead: ")
+
+
+def check_twin_nested(g: Graded, report: str | None) -> None:
+    _refused_as_forbidden(g, "twin_nested", "called torch.nested.nested_tensor, which this drill forbids. Instead: ")
+
+
+def check_twin_sharded_scaler(g: Graded, report: str | None) -> None:
+    """Importing FSDP's scaler, which holds a namesake of ``torch._amp_update_scale_``, is a use."""
+    _refused_as_forbidden(g, "twin_sharded_scaler",
+                          "called torch._amp_update_scale_, which this drill forbids. Instead: ")
 
 
 def check_source_reexec(g: Graded, report: str) -> None:

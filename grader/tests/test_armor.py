@@ -16,9 +16,12 @@ import types
 from pathlib import Path
 
 import pytest
+import torch
 import torch._decomp.decompositions as decompositions
+import torch._functorch.eager_transforms as eager_transforms
 import torch._refs as refs
 import torch._refs.nn.functional as ref_functional
+import torch.masked._ops as masked_ops
 
 from grader.sandbox import armor
 
@@ -37,9 +40,33 @@ REPO = Path(__file__).resolve().parents[2]
     ("torch.nn.functional.max_pool2d", decompositions.max_pool2d_with_indices),
     ("torch.nn.functional.max_pool2d", decompositions._max_pool_nd_with_indices),
     ("torch.nn.functional.batch_norm", decompositions.native_batch_norm),
+    # the capability: what the forbidden API computes, by its other public spellings' operators
+    ("torch.nn.functional.log_softmax", decompositions._log_softmax),
+    ("torch.nn.functional.group_norm", refs.native_group_norm),
+    # namesakes: private functions named after the API or its operators, anywhere in torch
+    ("torch.func.grad", eager_transforms.grad_impl),
+    ("torch.func.vjp", eager_transforms._vjp_with_argnums),
+    ("torch.logsumexp", masked_ops.logsumexp),
 ])
 def test_twins_are_found_in_torchs_own_tables(name, twin):
     assert twin in armor.twins_of(name)
+
+
+def test_namesakes_in_modules_not_loaded_are_found_from_torchs_source():
+    """FSDP's ``ShardedGradScaler._amp_update_scale_cpu_`` is ``torch._amp_update_scale_`` in
+    Python; its module is loaded lazily, so the armor finds it by reading torch's source."""
+    assert ("torch.distributed.fsdp.sharded_grad_scaler", "_amp_update_scale_cpu_") \
+        in armor.namesake_sites("torch._amp_update_scale_")
+    assert ("torch.backends._nnapi.serializer", "broadcast_shapes") in armor.namesake_sites("torch.broadcast_shapes")
+
+
+def test_a_name_shared_by_chance_is_no_namesake():
+    """An API's own name matches module-level functions only, and never public functions of
+    public modules: ``torch.func.grad`` does not take ``torch.autograd.grad`` or ``Tensor.grad``
+    with it; an operator refused by name only (``as_strided``) has no namesakes."""
+    twins = armor.twins_of("torch.func.grad")
+    assert torch.autograd.grad not in twins and torch.Tensor.grad.__get__ not in twins
+    assert not armor.namesake_sites("torch.Tensor.as_strided")
 
 
 def test_a_wrapped_twin_is_found_with_what_it_wraps():
@@ -144,3 +171,43 @@ def test_an_armored_worker_refuses_twins_and_torchs_source_run_again(tmp_path):
     quiet = {"getsource": "OSError", "linecache": "ZeroDivisionError", "loader": "ImportError"}
     assert said == {route: quiet.get(route, "PermissionError") for route in said}, said
     assert not list(tmp_path.iterdir())
+
+
+_NAMESAKE_CHILD = textwrap.dedent('''
+    import json, torch
+    from grader.sandbox import armor
+
+    class Refused(Exception):
+        pass
+
+    def report(name, hint):
+        raise Refused(name)
+
+    armor.preload()
+    armor.install({"torch._amp_update_scale_": "by hand", "torch.nested": "by hand"}, report)
+    said = {}
+    try:
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+        said["sharded"] = "WORKED"
+    except Refused as exc:
+        said["sharded"] = f"reported {exc}"
+    try:
+        torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+        said["nested"] = "WORKED"
+    except Refused as exc:
+        said["nested"] = f"reported {exc}"
+    said["allowed"] = torch.full((2, 3), 0.5).sum().item()
+    print(json.dumps(said))
+''')
+
+
+def test_importing_a_module_that_holds_a_namesake_is_a_use():
+    """A namesake in a module not loaded when the armor went on cannot be refused by
+    replacing its code: importing that module is a use of the forbidden API. A module in a
+    marker forbids every API of it."""
+    proc = subprocess.run([sys.executable, "-c", _NAMESAKE_CHILD], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    said = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert said == {"sharded": "reported torch._amp_update_scale_",
+                    "nested": "reported torch.nested.nested_tensor", "allowed": 3.0}

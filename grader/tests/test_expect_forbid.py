@@ -136,3 +136,15 @@ def test_loaded_modules_do_not_feed_hypothesis_constants(tmp_path):
     constants = providers._get_local_constants()
     assert 987654321 not in constants.set_for_type("integer")
     assert len(constants) == 0
+
+
+def test_a_module_in_a_marker_forbids_every_api_of_it():
+    """``forbid={"torch.autograd.functional": ...}`` stands for its ``__all__``: the capability,
+    not the two names a spec happened to list."""
+    forbidden = Forbidden.from_marker({"torch.autograd.functional": "by hand", "F.one_hot": "scatter"})
+    assert {"torch.autograd.functional.vjp", "torch.autograd.functional.hvp",
+            "torch.autograd.functional.jacobian", "torch.nn.functional.one_hot"} <= set(forbidden.hints)
+    with forbidden.guard() as uses:
+        with pytest.raises(ForbiddenAPIError):
+            torch.autograd.functional.vhp(lambda x: (x ** 3).sum(), torch.ones(2), torch.ones(2))
+    assert [u.name for u in uses] == ["torch.autograd.functional.vhp"]

@@ -278,7 +278,7 @@ def test_twins_and_torch_source_are_flagged_as_routes():
     """torch's twins of a forbidden API (``torch._refs``, ``torch._decomp``, ``torch._prims``)
     and every way to read a torch module's source and run it again are routes: the worker
     refuses what it can (the twins' code, opening torch's files), the scan says where a
-    submission went looking."""
+    submission went looking; a twin named after the forbidden API is flagged as that API."""
     source = textwrap.dedent("""
         import torch, runpy, linecache, importlib
         import torch._refs as refs
@@ -301,7 +301,7 @@ def test_twins_and_torch_source_are_flagged_as_routes():
     assert found == [
         ("linecache", 2, True), ("runpy", 2, True), ("torch._refs", 3, True),
         ("torch._decomp", 4, True), ("torch._prims_common", 5, True), ("importlib.util", 6, True),
-        ("torch._decomp", 9, True), ("torch._refs", 10, True), ("torch._prims", 11, True),
+        ("F.one_hot", 9, True), ("torch._refs", 10, True), ("torch._prims", 11, True),
         ("torch.__file__", 12, True), ("runpy", 13, True), ("torch.__file__", 13, True),
         ("linecache", 14, True), ("torch.__file__", 14, True), ("importlib.util", 15, True),
         ("importlib.reload", 16, True), ("torch._prims_common", 17, True)]
@@ -321,3 +321,24 @@ def test_importing_the_grader_is_flagged_as_a_route():
     """)
     found = [(f.name, f.line, f.indirect) for f in scan_source(source, ONE_HOT, "x.py")]
     assert found == [("grader", 2, True), ("grader", 3, True), ("grader", 6, True), ("grader", 7, True)]
+
+
+def test_a_forbidden_module_and_torchs_namesakes_are_flagged():
+    """A marker may forbid a module (``torch.nested``): every API of it is flagged. A private
+    function or method anywhere in torch named after a forbidden operator (FSDP's
+    ``ShardedGradScaler._amp_update_scale_cpu_``, a pure-Python ``torch._amp_update_scale_``)
+    is flagged as a route to that API, as the armor refuses it."""
+    source = textwrap.dedent("""
+        import torch
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+        from torch.backends._nnapi.serializer import broadcast_shapes
+        def f(values, state, found_inf):
+            padded = torch.nested.nested_tensor(values).to_padded_tensor(0)
+            ShardedGradScaler._amp_update_scale_cpu_(state, found_inf)
+            return broadcast_shapes((2, 1), (1, 3)), ShardedGradScaler.update
+    """)
+    forbid = {"torch.nested": "by hand", "torch._amp_update_scale_": "by hand",
+              "torch.broadcast_shapes": "by hand"}
+    found = [(f.name, f.line, f.indirect) for f in scan_source(source, forbid, "x.py")]
+    assert found == [("torch.broadcast_shapes", 4, True), ("torch.nested", 6, False),
+                     ("torch._amp_update_scale_", 7, True), ("torch.broadcast_shapes", 8, True)]
