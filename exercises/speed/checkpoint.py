@@ -90,7 +90,13 @@ def checkpoint(fn: nn.Module, *inputs: torch.Tensor) -> torch.Tensor:
         - The output equals ``fn(*inputs)`` and requires grad when an input does;
           a backward pass through it gives every input the gradient that
           ``torch.utils.checkpoint.checkpoint(fn, *inputs, use_reentrant=False)``
-          gives (and ``fn``'s parameters theirs, added to their ``.grad``).
+          gives (and ``fn``'s parameters theirs, added to their ``.grad``). A
+          backward pass is ``loss.backward()`` or ``torch.autograd.grad``: both
+          must work (the grader uses ``torch.autograd.grad``, which the reentrant
+          ``use_reentrant=True`` checkpoint refuses).
+        - With a ``Dropout`` in ``fn``, the gradients are those of the masks the
+          forward pass drew (a plain forward and backward pass with those masks),
+          and the backward pass leaves the caller's random state alone.
         - ``Function.backward`` returns one gradient per argument of ``forward``:
           ``None`` for ``fn``, then one per input.
 

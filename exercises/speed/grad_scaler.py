@@ -32,7 +32,9 @@ def unscale_grads(grads: list[torch.Tensor | None], scale: float
           ``grads``, a new tensor ``grad * (1 / scale)`` of the same shape, dtype
           and device (``None`` stays ``None``: a frozen parameter); ``found_inf``
           is a Python ``bool``, True when any element of any gradient is
-          ``inf``, ``-inf`` or ``nan``.
+          ``inf``, ``-inf`` or ``nan``. Look at the elements themselves: finite
+          elements near the dtype's largest value can add up to ``inf``, and
+          they are still finite.
         - ``grads`` are left unchanged.
 
     Example:
@@ -78,7 +80,9 @@ def scaled_step(model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torc
     """One training step with dynamic loss scaling, as with a ``GradScaler``.
 
     Spec, in this order:
-        1. Clear the gradients (``optimizer.zero_grad()``), compute
+        1. Clear the gradients (``optimizer.zero_grad()``): whatever the last
+           step left in ``.grad`` (its gradients, or a skipped step's ``inf``)
+           must not count. Then compute
            ``loss = F.mse_loss(model(inputs), targets)`` and back-propagate
            ``loss * scale``.
         2. Unscale every parameter's ``.grad`` in place (as ``unscale_grads``

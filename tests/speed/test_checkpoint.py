@@ -4,7 +4,7 @@ against torch.utils.checkpoint.checkpoint(use_reentrant=False)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 import torch
@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from torch import nn
 from torch.utils.checkpoint import checkpoint as torch_checkpoint
 
+from grader.contract.effects import observed
 from grader.contract.expect import assert_same
+from grader.core.outcomes import StudentError
 from tests.numerics import manual_seed
 from tests.properties import anchored, assert_arguments_unchanged
 from tests.strategies import float_tensors, int_tensors, sampled
@@ -46,6 +48,9 @@ class Segment:
             if self.kind == "mlp":
                 fn = nn.Sequential(nn.Linear(n_in, hidden), nn.Dropout(self.p), nn.Tanh(),
                                    nn.Linear(hidden, n_out))
+            elif self.kind == "dropout last":  # the output shows the mask: its zeros
+                fn = nn.Sequential(nn.Linear(n_in, hidden), nn.Tanh(), nn.Linear(hidden, n_out),
+                                   nn.Dropout(self.p))
             elif self.kind == "embedding":
                 fn = nn.Sequential(nn.Embedding(n_in, hidden), nn.Dropout(self.p), nn.Tanh(),
                                    nn.Linear(hidden, n_out))
@@ -60,16 +65,19 @@ class Segment:
     def describe(self) -> str:
         inputs = ", ".join(f"{tuple(x.shape)} {str(x.dtype).removeprefix('torch.')}" for x in self.inputs)
         module = {"mlp": "Linear, Dropout({p}), Tanh, Linear", "embedding": "Embedding, Dropout({p}), "
-                  "Tanh, Linear", "bilinear": "Bilinear"}[self.kind].format(p=self.p)
+                  "Tanh, Linear", "bilinear": "Bilinear",
+                  "dropout last": "Linear, Tanh, Linear, Dropout({p})"}[self.kind].format(p=self.p)
         return f"fn = {module} (float64, training mode), inputs {inputs}"
 
 
 @st.composite
 def segments(draw, dropout: bool | None = None, kinds: tuple[str, ...] = KINDS) -> Segment:
     kind = draw(sampled(kinds), label="fn")
-    sizes = tuple(draw(st.integers(1, 4), label=label) for label in ("in", "hidden", "out"))
-    n = draw(st.integers(1, 4), label="batch")
-    if kind == "mlp":
+    many = kind == "dropout last"  # enough output elements that two masks all but surely differ
+    sizes = tuple(draw(st.integers(3 if many and label == "out" else 1, 4), label=label)
+                  for label in ("in", "hidden", "out"))
+    n = draw(st.integers(3 if many else 1, 4), label="batch")
+    if kind in ("mlp", "dropout last"):
         inputs: tuple[torch.Tensor, ...] = (draw(float_tensors((n, sizes[0]), low=-2, high=2), label="x"),)
     elif kind == "embedding":
         inputs = (draw(int_tensors((n,), 0, sizes[0] - 1), label="token ids"),)
@@ -240,28 +248,102 @@ def test_backward_leaves_the_global_random_state_alone(impl, segment, seed):
 
 # ------------------------------------------------------------------ checkpoint
 
+def gradients_through(out: torch.Tensor, leaves: list[torch.Tensor], grad_output: torch.Tensor,
+                      what: str) -> tuple:
+    """torch.autograd.grad through the answer's output (the grader's way of back-propagating,
+    and the worker's). A graph that refuses it broke a line of the spec: the message names it."""
+    try:
+        return torch.autograd.grad(out, leaves, grad_output, allow_unused=True)
+    except (RuntimeError, StudentError) as exc:
+        error = exc.original if isinstance(exc, StudentError) else exc
+        kind = type(error).__name__
+        if "number of gradients" in str(error):
+            raise AssertionError(
+                f"{what}: torch.autograd.grad through the output raised {kind}: {error}; the spec: "
+                "Function.backward returns one gradient per argument of forward: None for fn, then "
+                "one per input") from None
+        raise AssertionError(
+            f"{what}: torch.autograd.grad through the output raised {kind}: {error}; the spec: a backward "
+            "pass through the output, with loss.backward() or with torch.autograd.grad, gives every input "
+            "its gradient (as torch.utils.checkpoint with use_reentrant=False does; the reentrant one "
+            "refuses torch.autograd.grad)") from None
+
+
+def connected_output(out, what: str) -> torch.Tensor:
+    assert isinstance(out, torch.Tensor) and out.requires_grad, (
+        f"{what} returned {out if not isinstance(out, torch.Tensor) else 'a tensor that does not require grad'}; "
+        "expected an output connected to the inputs (Function.apply)")
+    return out
+
+
 @pytest.mark.weight(3)
 @example(Segment("mlp", 0, (2, 4, 1), 0.0, (torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.float64),)), 7)
 @settings(max_examples=15)
 @given(segments(dropout=False, kinds=("mlp", "bilinear")), st.integers(0, 2**16))
 def test_checkpoint_is_differentiable_like_torch_checkpoint(impl, segment, seed):
-    """The Function end to end (no dropout: its masks would come from the random state of
-    wherever your code runs; float inputs: a Function's output requires grad only when an
-    input does): the output, and the inputs' gradients through it."""
+    """The Function end to end (no dropout here: the next property has it; float inputs: a
+    Function's output requires grad only when an input does): the output, and the inputs'
+    gradients through it."""
+    check_end_to_end(impl, segment, seed)
+
+
+def check_end_to_end(impl, segment: Segment, seed: int) -> None:
+    """checkpoint's output and the inputs' gradients through it, against torch.utils.checkpoint
+    (a segment without dropout: the masks would come from wherever the code runs)."""
     inputs = segment.fresh_inputs()
-    out = impl.checkpoint(segment.module(), *inputs)
     what = f"checkpoint({segment.describe()})"
+    out = connected_output(impl.checkpoint(segment.module(), *inputs), what)
     expected = forward_oracle(segment, torch.get_rng_state())
-    assert isinstance(out, torch.Tensor) and out.requires_grad, (
-        f"{what} returned {out if not isinstance(out, torch.Tensor) else 'a tensor that does not require grad'}; "
-        "expected an output connected to the inputs (Function.apply)")
     assert_same(out.detach(), expected, what=f"{what}: the output")
     grad_output = grad_output_for(segment, seed)
     leaves = [x for x in inputs if x.requires_grad]
-    got = torch.autograd.grad(out, leaves, grad_output, allow_unused=True)
+    got = gradients_through(out, leaves, grad_output, what)
     inputs_expected, _ = backward_oracle(segment, torch.get_rng_state(), grad_output)
     assert_same(list(got), [g for g in inputs_expected if g is not None],
                 what=f"{what}: the inputs' gradients through it (torch.utils.checkpoint gives the expected)")
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=15)
+@given(segments(dropout=True, kinds=("dropout last",)), st.integers(0, 2**16))
+def test_checkpoint_with_dropout_recomputes_from_the_saved_random_state(impl, segment, seed):
+    """The Function end to end with Dropout(0.5) as fn's last layer, whose mask the output
+    shows (its zeros): the inputs' gradients are those of a plain forward and backward pass
+    with that mask, and the backward pass leaves the caller's random state alone. A
+    recomputation that does not restore the saved state draws its masks from the caller's
+    generator: in a training loop, other masks than the forward pass's (the grader puts the
+    global state back after every call, so here it shows as a changed random state)."""
+    with anchored(lambda: check_end_to_end(impl, replace(segment, p=0.0), seed)):  # and without dropout
+        check_dropout_end_to_end(impl, segment, seed)
+
+
+def check_dropout_end_to_end(impl, segment: Segment, seed: int) -> None:
+    inputs = segment.fresh_inputs()
+    what = f"checkpoint({segment.describe()})"
+    out = connected_output(impl.checkpoint(segment.module(), *inputs), what)
+    plain = segment.module()
+    keep_scale = 1.0 / (1.0 - segment.p)
+    with torch.no_grad():
+        before_dropout = plain[:-1](*[x.detach() for x in segment.inputs])
+    assert out.shape == before_dropout.shape, (
+        f"{what}: the output has the shape {tuple(out.shape)}; expected {tuple(before_dropout.shape)}")
+    mask = (out.detach() != 0).to(before_dropout.dtype)
+    assert_same(out.detach(), before_dropout * (mask * keep_scale),
+                what=f"{what}: the output (fn of the inputs, with the dropout mask its zeros show)")
+    grad_output = grad_output_for(segment, seed)
+    seen = len(impl.effects)  # what the forward pass changed (its dropout draws) is not the question
+    with observed(impl.effects):  # in-process the backward pass runs here; in the sandbox the worker says
+        got = gradients_through(out, inputs, grad_output, what)
+    changed = impl.effects[seen:]
+    leaves = segment.fresh_inputs()
+    expected = torch.autograd.grad(plain[:-1](*leaves) * (mask * keep_scale), leaves, grad_output)
+    assert_same(list(got), list(expected),
+                what=f"{what}: the inputs' gradients through it (a plain forward and backward pass with the "
+                     "forward pass's dropout mask gives the expected)")
+    assert not changed, (
+        f"the backward pass through {what} changed {'; '.join(dict.fromkeys(changed))}: its recomputation drew "
+        "the dropout masks from the caller's random state, which in a training loop gives other masks than "
+        "the forward pass's; restore the state saved in forward inside torch.random.fork_rng")
 
 
 # ------------------------------------------------------------------ GPU

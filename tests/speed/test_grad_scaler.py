@@ -67,13 +67,29 @@ def torch_unscaled(grads: list[torch.Tensor | None], scale: float) -> tuple[list
     return unscaled, bool(found_inf.item())
 
 
+SHAPES = ((), (3,), (2, 3), (4, 1))
+LONG_SHAPES = ((3,), (2, 3), (4, 1))  # room for two huge elements of one sign
+
+
+# Finite magnitudes from 0.6 of the dtype's largest value up to it: two of one sign add up past
+# it (their sum is inf, although every element is finite).
+NEAR_THE_LIMIT = {dtype: st.floats(float(torch.tensor(0.6 * torch.finfo(dtype).max, dtype=dtype)),
+                                   torch.finfo(dtype).max, width=torch.finfo(dtype).bits)
+                  for dtype in (torch.float32, torch.float16)}
+HUGE_AT = {n: st.lists(st.integers(0, n - 1), min_size=2, max_size=n, unique=True) for n in (3, 4, 6)}
+
+
 @st.composite
-def grad_lists(draw, special: bool | None = None):
+def grad_lists(draw, special: bool | None = None, huge: bool = False):
     """(grads, scale): float32 or float16 gradients (None for a frozen parameter), scaled by a
-    power of two; with ``special`` one element is inf or nan."""
+    power of two; with ``special`` one element is inf or nan; with ``huge`` one gradient holds
+    finite elements near the dtype's largest value, whose sum overflows (the scale is then 1 or
+    more, so the unscaled gradients stay finite too)."""
     dtype = draw(sampled((torch.float32, torch.float16)), label="dtype")
-    scale = 2.0 ** draw(st.integers(-2, 8 if dtype == torch.float16 else 24), label="log2(scale)")
-    shapes = draw(st.lists(sampled(((), (3,), (2, 3), (4, 1))), min_size=1, max_size=3), label="shapes")
+    scale = 2.0 ** draw(st.integers(0 if huge else -2, 8 if dtype == torch.float16 else 24), label="log2(scale)")
+    shapes = draw(st.lists(sampled(SHAPES), min_size=1, max_size=3), label="shapes")
+    if huge:
+        shapes[0] = draw(sampled(LONG_SHAPES), label="shape of the huge gradient")
     grads: list[torch.Tensor | None] = []
     for i, shape in enumerate(shapes):
         if i and draw(st.booleans(), label=f"grad {i} is None"):
@@ -81,6 +97,12 @@ def grad_lists(draw, special: bool | None = None):
             continue
         grads.append(draw(float_tensors(shape, dtype=torch.float32, low=-100, high=100),
                           label=f"grad {i}").to(dtype))
+    if huge:
+        g = grads[0].clone()
+        sign = draw(sampled((1.0, -1.0)), label="sign of the huge elements")
+        for at in draw(HUGE_AT[g.numel()], label="huge elements at"):
+            g.view(-1)[at] = sign * draw(NEAR_THE_LIMIT[dtype], label="magnitude")
+        grads[0] = g
     if special is None:
         special = draw(st.booleans(), label="an inf or nan")
     if special:
@@ -123,6 +145,23 @@ def test_unscale_grads_matches_grad_scaler(impl, case):
 def test_found_inf_meets_its_twin(impl, case, data):
     """The same gradients without and with one inf/nan: False, then True."""
     grads, scale = case
+    check_found_inf_twins(impl, grads, scale, data, f"found_inf of finite gradients (scale={scale})")
+
+
+@given(grad_lists(special=False, huge=True), st.data())
+@settings(max_examples=20)
+def test_found_inf_looks_at_every_element_not_at_a_sum(impl, case, data):
+    """Finite elements near the dtype's largest value, two of one sign: their sum overflows to
+    inf, yet no element is inf or nan, so found_inf is False (apex's old check summed each
+    gradient and tested the sum); the same gradients with one inf/nan: True."""
+    grads, scale = case
+    dtype = str(grads[0].dtype).removeprefix("torch.")
+    check_found_inf_twins(impl, grads, scale, data,
+                          f"found_inf of finite gradients whose elements near the {dtype} limit "
+                          f"add up past it (scale={scale}): no element is inf or nan")
+
+
+def check_found_inf_twins(impl, grads, scale: float, data, what: str) -> None:
     twin = clone_all(grads)
     i = data.draw(st.sampled_from([i for i, g in enumerate(twin) if g is not None]), label="poisoned grad")
     twin[i].view(-1)[data.draw(st.integers(0, twin[i].numel() - 1), label="at")] = \
@@ -132,8 +171,7 @@ def test_found_inf_meets_its_twin(impl, case, data):
                   what=f"the unscaled gradients, scale={scale} (beside found_inf)"):
         boolean_twins(lambda: impl.unscale_grads(clone_all(grads), scale)[1], False,
                       lambda: impl.unscale_grads(clone_all(twin), scale)[1],
-                      what=f"found_inf of finite gradients (scale={scale})",
-                      twin_what=f"found_inf when gradient {i} holds an inf or nan")
+                      what=what, twin_what=f"found_inf when gradient {i} holds an inf or nan")
 
 
 # ------------------------------------------------------------------ update_scale
@@ -236,6 +274,9 @@ class Step:
     backoff_factor: float
     growth_interval: int
     spelled: bool = True
+    # What the last step left in every .grad: nothing (None), its finite gradients, or the
+    # gradients of a skipped step (one holding an inf or nan).
+    stale: str = "none"
 
     def build(self) -> tuple[nn.Module, torch.optim.Optimizer]:
         with torch.random.fork_rng(devices=[]):
@@ -247,6 +288,8 @@ class Step:
         else:
             optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
         warm_up(model, optimizer, self.inputs)
+        if self.stale != "none":
+            leave_stale_gradients(model, self.seed, poisoned=self.stale == "inf")
         return model, optimizer
 
     def kwargs(self) -> dict:
@@ -277,6 +320,8 @@ class Step:
     def describe(self) -> str:
         left = [k for k in DEFAULTS if k not in self.kwargs()]
         bad = "" if bool(torch.isfinite(self.inputs).all()) else ", inputs holding inf/nan"
+        bad += {"none": "", "finite": ", the last step's gradients still in every .grad",
+                "inf": ", a skipped step's gradients (one inf or nan) still in every .grad"}[self.stale]
         return (f"scaled_step(batch of {self.inputs.shape[0]}{bad}, {self.optimizer}, scale={self.scale}, "
                 f"growth_tracker={self.tracker}, max_norm={self.max_norm}, growth_factor="
                 f"{self.growth_factor}, backoff_factor={self.backoff_factor}, growth_interval="
@@ -292,10 +337,23 @@ def warm_up(model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torch.Te
     optimizer.zero_grad()
 
 
+def leave_stale_gradients(model: nn.Module, seed: int, poisoned: bool) -> None:
+    """Fill every .grad as the last step of a training loop leaves it: unscaled gradients of
+    the size a step makes (with ``poisoned``, one element inf or nan: a skipped step's)."""
+    generator = torch.Generator().manual_seed(seed)
+    for p in model.parameters():
+        p.grad = torch.randn(p.shape, generator=generator)
+    if poisoned:
+        first = next(model.parameters())
+        first.grad.view(-1)[0] = SPECIALS[seed % len(SPECIALS)]
+
+
 @st.composite
-def steps(draw, trouble: str | None = None) -> Step:
+def steps(draw, trouble: str | None = None, stale: bool = False) -> Step:
     """``trouble``: "none" (finite gradients), "bad batch" (an inf or nan input), "overflow" (a
-    scale so large the scaled gradients overflow float32), or drawn."""
+    scale so large the scaled gradients overflow float32), or drawn. With ``stale`` every .grad
+    holds what the last step left there (finite, or a skipped step's inf/nan), and the scale is
+    small (1 to 16), so a gradient added to them still shows after unscaling."""
     n, n_in, n_out = (draw(st.integers(1, 4), label=label) for label in ("batch", "in", "out"))
     trouble = trouble or draw(sampled(("none", "none", "bad batch", "overflow")), label="trouble")
     inputs = draw(float_tensors((n, n_in), dtype=torch.float32, low=-2, high=2), label="inputs")
@@ -305,7 +363,7 @@ def steps(draw, trouble: str | None = None) -> Step:
         targets = targets.sign().where(targets != 0, torch.ones(())) * 1000.0
         scale = 2.0 ** draw(st.integers(125, 127), label="log2(scale)")
     else:
-        scale = 2.0 ** draw(st.integers(0, 24), label="log2(scale)")
+        scale = 2.0 ** draw(st.integers(0, 4 if stale else 24), label="log2(scale)")
     if trouble == "bad batch":
         inputs = inputs.clone()
         inputs.view(-1)[draw(st.integers(0, inputs.numel() - 1), label="at")] = \
@@ -320,7 +378,8 @@ def steps(draw, trouble: str | None = None) -> Step:
                 max_norm=draw(st.one_of(st.none(), sampled((0.01, 0.1, 1.0))), label="max_norm"),
                 growth_factor=draw(sampled((2.0, 4.0)), label="growth_factor"),
                 backoff_factor=draw(sampled((0.5, 0.25)), label="backoff_factor"),
-                growth_interval=interval, spelled=draw(st.booleans(), label="spelled"))
+                growth_interval=interval, spelled=draw(st.booleans(), label="spelled"),
+                stale=draw(sampled(("finite", "inf")), label="the last step's .grad") if stale else "none")
 
 
 def check_step(got, model: nn.Module, optimizer: torch.optim.Optimizer, case: Step) -> None:
@@ -359,6 +418,18 @@ SPEC_LIKE = Step(0, 3, "sgd", torch.tensor([[0.5, -1.0], [1.5, 0.25]]), torch.te
 @settings(max_examples=30)
 @given(steps())
 def test_scaled_step_matches_a_grad_scaler_loop(impl, case):
+    model, optimizer = case.build()
+    got = case.call(impl, model, optimizer)
+    check_step(got, model, optimizer, case)
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=15)
+@given(steps(trouble="none", stale=True))
+def test_the_step_clears_the_gradients_the_last_one_left(impl, case):
+    """A loop's next step finds the last step's gradients in every .grad (finite, or a skipped
+    step's inf/nan): step 1 clears them (optimizer.zero_grad()) before back-propagating, so
+    they neither add to the new gradients nor make a clean step look like an overflow."""
     model, optimizer = case.build()
     got = case.call(impl, model, optimizer)
     check_step(got, model, optimizer, case)

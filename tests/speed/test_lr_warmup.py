@@ -3,7 +3,7 @@ against torch's own LinearLR."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 import torch
@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.contract.expect import assert_same, expect_raises
+from grader.core.outcomes import StudentError
 from tests.properties import anchored, assert_ordinary
 
 _BY_HAND = ("write the factor of step t yourself (start_factor + (1 - start_factor) * "
@@ -110,7 +111,7 @@ def test_trace_matches_linear_lr(impl, schedule):
 def test_every_group_keeps_its_own_lr(impl, schedule):
     """Two or three groups with their own base lrs: param_groups is a list, each group is
     scaled and scheduled from its own lr."""
-    schedule.base_lrs = [lr * (i + 1) for i, lr in enumerate(schedule.base_lrs)]  # all different
+    schedule = replace(schedule, base_lrs=[lr * (i + 1) for i, lr in enumerate(schedule.base_lrs)])  # all differ
     assert_same(schedule.call(impl.warmup_lr_trace), schedule.expected(),
                 what=f"the lr of each of {len(schedule.base_lrs)} groups ({schedule.text()}): "
                      "read and scale every optimizer.param_groups[i]['lr']")
@@ -122,7 +123,7 @@ def test_every_group_keeps_its_own_lr(impl, schedule):
 @given(schedules(min_warmup=1, min_after=1))
 def test_the_first_step_trains_with_start_factor(impl, schedule):
     """optimizer.step() before scheduler.step(): step 0 uses start_factor times the peak."""
-    schedule.total_steps = max(schedule.total_steps, 1)
+    schedule = replace(schedule, total_steps=max(schedule.total_steps, 1))  # SPEC is shared: never changed
     got = schedule.call(impl.warmup_lr_trace)
     first = [schedule.start_factor * peak for peak in schedule.peaks()]
     assert isinstance(got, list) and got, f"warmup_lr_trace returned {got!r}, expected a list of steps"
@@ -138,7 +139,7 @@ def test_the_first_step_trains_with_start_factor(impl, schedule):
 def test_after_the_warmup_every_group_stays_at_its_scaled_peak(impl, schedule):
     """From step warmup_steps on, the factor is 1: the lr is base lr * batch_size /
     base_batch_size (linear, not square-root scaling), and it grows no further."""
-    schedule.total_steps = schedule.warmup_steps + 3
+    schedule = replace(schedule, total_steps=schedule.warmup_steps + 3)
     got = schedule.call(impl.warmup_lr_trace)
     assert isinstance(got, list) and len(got) == schedule.total_steps, (
         f"warmup_lr_trace returned {got!r}; expected {schedule.total_steps} steps")
@@ -167,6 +168,35 @@ BAD = {
     "total_steps": [-1],
     "start_factor": [0.0, -0.5, 1.5],
 }
+
+
+# The edge of what the spec allows, one step from each invalid value of BAD.
+EDGES = {
+    "batch_size": 1,
+    "base_batch_size": 1,
+    "warmup_steps": 0,
+    "total_steps": 0,
+    "start_factor": 1.0,
+}
+
+
+@settings(max_examples=25)
+@example(SPEC, "batch_size")  # a batch of one sample: 1/256 of the base lrs
+@given(schedules(min_warmup=1, min_after=1), st.sampled_from(sorted(EDGES)))
+def test_the_edges_of_the_valid_arguments_are_accepted(impl, schedule, name):
+    """batch_size 1, base_batch_size 1, warmup_steps 0, total_steps 0, start_factor 1: each
+    is valid (the ValueError starts one step further), and traced like any other value."""
+    edge = replace(schedule, **{name: EDGES[name]})
+    with ordinary(impl, schedule, "beside the edge case"):
+        try:
+            got = edge.call(impl.warmup_lr_trace)
+        except StudentError as err:
+            raise AssertionError(
+                f"warmup_lr_trace raised {type(err.original).__name__} for {name}={EDGES[name]} "
+                f"({edge.text()}): {err.original}; the spec allows it (a ValueError only below 1 for "
+                "the batch sizes, below 0 for the step counts, outside (0, 1] for start_factor)") from None
+        assert_same(got, edge.expected(), what=f"the lr trace at the edge of the valid arguments, "
+                                               f"{name}={EDGES[name]} ({edge.text()})")
 
 
 @settings(max_examples=20)
