@@ -5,6 +5,7 @@ with the exhausted workers' gaps left out."""
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import islice, zip_longest
 
 _GAP = object()
@@ -33,6 +34,10 @@ def loader_batches(items: list[int], num_workers: int, batch_size: int, rank: in
     streams = []
     for w in range(workers):
         it = iter(worker_items(items, w, num_workers, rank, world_size))
-        batches = list(iter(lambda it=it: list(islice(it, batch_size)), []))
+        batches = list(iter(partial(_next_batch, it, batch_size), []))
         streams.append([b for b in batches if not (drop_last and len(b) < batch_size)])
     return [b for round_ in zip_longest(*streams, fillvalue=_GAP) for b in round_ if b is not _GAP]
+
+
+def _next_batch(it, batch_size):
+    return list(islice(it, batch_size))

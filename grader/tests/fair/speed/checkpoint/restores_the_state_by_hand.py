@@ -28,7 +28,7 @@ def checkpoint_backward(fn, saved, grad_output):
             out = fn(*xs)
     finally:
         torch.set_rng_state(callers)
-        if cuda:
+        if callers_cuda is not None:
             torch.cuda.set_rng_state(callers_cuda, cuda[0])
     out.backward(grad_output)
     return [x.grad if x.requires_grad else None for x in xs]
