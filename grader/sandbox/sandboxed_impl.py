@@ -78,24 +78,29 @@ class SandboxedImplementation(Implementation):
                                               ranks.fake if ranks is not None else None)
         self.output.echo(reply)
         self.effects += _effects(reply)
-        if "raise" in reply:
-            raise _rebuild(reply["raise"], function)
+        raised = "raise" in reply
+        # A call's answer lists the objects it was sent first (what became of them), also
+        # when the call raised (the worker sends them with the raise: what it did to them
+        # before it raised is written back and told as after a return); a backward pass's
+        # answer holds new gradients only.
+        if raised and (header["op"] == "backward" or "objects" not in reply):
+            raise _rebuild(reply["raise"], function)  # nothing of the arguments came back
         try:
             with wire.refusing_malformed():  # a forged frame is the worker's error, never the test's
-                # A call's answer lists the objects it was sent first (what became of them); a
-                # backward pass's answer holds new gradients only.
                 known = encoder.table if header["op"] != "backward" else []
                 decoder = Decoder(reply.get("objects"), payload, known=known,
                                   write_back=WriteBack(targets or Targets(), self.allowed(function),
                                                        self.mutations))
                 decoder.all_objects()
-                graph = reply.get("graph")
-                if graph:
-                    self._attach(decoder, graph, encoder.table)
-                return decoder.value(reply.get("ok")), decoder
+                if not raised:
+                    graph = reply.get("graph")
+                    if graph:
+                        self._attach(decoder, graph, encoder.table)
+                    return decoder.value(reply.get("ok")), decoder
         except wire.WireError as exc:
             self.sandbox.forget(self.exercise_id, rank)
             raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
+        raise _rebuild(reply["raise"], function)
 
     def _attach(self, decoder: Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
         """Connect the call's outputs to its inputs through a ``Bridge`` node."""

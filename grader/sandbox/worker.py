@@ -147,11 +147,15 @@ class Worker:
         self.function = f"{header.get('name', 'the submission')}()"
         if op == "backward":
             return self._backward(header, decoder)
-        if op == "call":
-            result = self.impl.run(header["name"], decoder.value(header["args"]),
-                                   decoder.value(header["kwargs"]))  # serve observes the effects
-        elif op == "rank":
-            result = self._rank(header, decoder.value(header["args"]), channel)
+        if op in ("call", "rank"):
+            try:
+                if op == "call":
+                    result = self.impl.run(header["name"], decoder.value(header["args"]),
+                                           decoder.value(header["kwargs"]))  # serve observes the effects
+                else:
+                    result = self._rank(header, decoder.value(header["args"]), channel)
+            except BaseException as exc:  # noqa: BLE001 - the raise goes back as data, with the arguments
+                return self._raised(exc, sent)
         elif op == "gloo":
             os.environ["GLOO_SOCKET_IFNAME"] = "lo"
             result = harness.gloo_rank_call(
@@ -212,6 +216,18 @@ class Worker:
                 self.graphs.popitem(last=False)
             answer["graph"] = {"id": self.calls, "outputs": outputs, "inputs": inputs}
         return answer, encoder.buffers
+
+    def _raised(self, exc: BaseException, sent: list[Any]) -> tuple[dict[str, Any], list]:
+        """What the call raised, and every object it was sent as it is now, as ``_answer``
+        sends them after a return: what a call did to its arguments before it raised (a
+        write, a hook left on a module) reaches the grader's copies too, as it stays on
+        the test's objects in-process. Arguments that cannot cross end the answer as
+        after a return (``serve`` sends what the encoder raised instead)."""
+        said = self._exception(exc)
+        encoder = Encoder(strict=False, known=sent)
+        for obj in sent:
+            encoder.ref(obj)
+        return {"raise": said, "objects": encoder.objects}, encoder.buffers
 
     def _backward(self, header: dict[str, Any], decoder: Decoder) -> tuple[dict[str, Any], list]:
         graph = self.graphs.get(header["graph"])

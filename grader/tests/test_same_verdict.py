@@ -8,10 +8,13 @@ every property must end the same way in both. The sandbox learns aliasing and
 changes from what crosses the wire, never from the worker's say-so: before it did,
 a view answer passed "returns a new tensor" sandboxed and failed it in-process, and a
 numpy write passed "leaves its inputs unchanged" sandboxed. (A call that changes its
-inputs now loses every property it is called in, in both modes.)
+inputs now loses every property it is called in, in both modes.) A call that raises
+answers with its arguments too: a write before the raise, or hooks a forward that
+raised left on the model, passed sandboxed while they failed in-process.
 
-One drill (``tensors/repeat_interleave``, which has both properties), the quick
-profile and no shrinking keep it to about a second per grading.
+Most submissions are of one drill (``tensors/repeat_interleave``, which has both
+properties); a folder holding a whole ``<topic>/<name>.py`` is graded on that drill.
+The quick profile and no shrinking keep it to seconds per grading.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ LOSES = {
     "numpy_write": EVERY,
     "data_write": EVERY,
     "inplace": EVERY,
+    "write_then_raise": {"test_negative_count_raises_value_error", "test_wrong_number_of_counts_raises_value_error",
+                         "test_dim_out_of_range_raises_index_error"},
+    "hooks_left_on_raise": {"test_hooks_are_removed_when_the_forward_raises"},
 }
 
 
@@ -44,11 +50,24 @@ def submission_names() -> list[str]:
     return sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
+def drill_of(name: str) -> str:
+    """``DRILL`` for a twist; else the drill of the one ``<topic>/<name>.py`` the folder holds."""
+    if (CORPUS / name / "twist.py").exists():
+        return DRILL
+    (path,) = (CORPUS / name).glob("*/*.py")
+    return path.relative_to(CORPUS / name).with_suffix("").as_posix()
+
+
 def write_submission(name: str, folder: Path) -> Path:
-    """``folder``/``DRILL``.py: the common correct code, then ``name``'s twist."""
-    path = folder / f"{DRILL}.py"
+    """``folder``/``DRILL``.py: the common correct code, then ``name``'s twist; or the
+    folder's whole submission file."""
+    drill = drill_of(name)
+    path = folder / f"{drill}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text((CORPUS / "_common.py").read_text() + "\n\n" + (CORPUS / name / "twist.py").read_text())
+    if drill == DRILL:
+        path.write_text((CORPUS / "_common.py").read_text() + "\n\n" + (CORPUS / name / "twist.py").read_text())
+    else:
+        path.write_text((CORPUS / name / f"{drill}.py").read_text())
     return folder
 
 
@@ -57,12 +76,13 @@ def _grade_all(root: Path) -> dict[str, dict[str, dict[str, str]]]:
     graded: dict[str, dict[str, dict[str, str]]] = {}
     for name in submission_names():
         submission = write_submission(name, root / name / "submission")
+        drill = drill_of(name)
         for mode in MODES:
             results = run_grade(submission, root / name / mode, "--isolation", mode, "--no-shrink",
-                                "--profile", "torchdrill-quick", "--only", DRILL, timeout=300)
+                                "--profile", "torchdrill-quick", "--only", drill, timeout=300)
             graded.setdefault(name, {})[mode] = {
                 t["name"]: f"{t['outcome']}: {(t.get('message') or '')[:300]}"
-                for t in exercise(results, DRILL)["tests"]}
+                for t in exercise(results, drill)["tests"]}
     return graded
 
 

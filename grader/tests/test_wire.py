@@ -6,15 +6,17 @@ import math
 import socket
 import struct
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 import torch
 from torch import nn
 
+from grader.contract.harness import BatchSizes
 from grader.sandbox import wire
 from grader.sandbox.decoding import Decoder
 from grader.sandbox.encoding import Encoder
+from grader.sandbox.worker import Worker
 from grader.sandbox.writeback import write_back
 
 
@@ -546,3 +548,193 @@ def test_a_forged_backward_answer_is_the_workers_broken_contract(backward_reply,
     with pytest.raises(BrokenContract, match="broke the grading contract"):
         out.sum().backward()
     assert sandbox.forgotten == ["tensors/one_hot"]
+
+
+# ------------------------------------------------------------------ hooks a call left on a module, and a call that raised
+
+class _Worker:
+    """What a worker's loop does with a call's outcome (``worker.Worker._answer`` after a
+    return, ``_raised`` after a raise), without the process around it."""
+
+    copy_root, shown_root, calls, graphs = Path("/copy"), "/submission", 0, None
+    _answer, _raised, _exception, _shown = Worker._answer, Worker._raised, Worker._exception, Worker._shown
+
+
+class _Here:
+    """A ``Sandbox`` whose "worker" runs ``fn`` here, on its own copies decoded from the
+    grader's request, and answers as a worker does: the grader's side of the call is the
+    real one (``SandboxedImplementation._send``). ``forge(reply)`` changes the answer."""
+
+    def __init__(self, fn, forge=None):
+        self.fn, self.forge = fn, forge
+        self.forgotten: list[str] = []
+
+    def request(self, exercise, hints, function, header, buffers, *rest):
+        from grader.core.outcomes import StudentError
+
+        a, b = socket.socketpair()
+        with a, b:
+            wire.send(a, header, buffers)
+            got, payload = wire.receive(b)
+            decoder = Decoder(got["objects"], payload, trusted=True, recorder=lambda i: (lambda *_: None))
+            theirs = decoder.all_objects()
+            worker = cast(Any, _Worker())
+            try:
+                answer, out = worker._answer(self.fn(*decoder.value(got["args"])), theirs)
+            except Exception as exc:  # noqa: BLE001 - what impl.run raises in a worker: the student's error
+                answer, out = worker._raised(StudentError(f"{function}()", exc, ""), theirs)
+            if self.forge is not None:
+                self.forge(answer)
+            wire.send(b, answer, out)
+            return wire.receive(a)
+
+    def forget(self, exercise, rank=None):
+        self.forgotten.append(exercise)
+
+
+def _impl(sandbox: _Here, mutates=None):
+    from grader.contract.forbid import Forbidden
+    from grader.sandbox import sandboxed_impl, sandboxes
+
+    return sandboxed_impl.SandboxedImplementation(Path("."), "autograd/hooks", Forbidden({}),
+                                                  cast(sandboxes.Sandbox, sandbox), mutates)
+
+
+def _tables(model: nn.Module) -> dict[str, tuple[int, int]]:
+    return {name: (len(m._forward_hooks), len(m._forward_pre_hooks)) for name, m in model.named_modules()}
+
+
+def _leaves_hooks(raises: bool):
+    """Hooks a forward hook and a pre-hook on two submodules and leaves them; one more,
+    on the model, is removed; the forward runs; then the call returns or raises."""
+    def capture(model, x):
+        model[0].register_forward_hook(lambda *_: None)
+        model[1].register_forward_pre_hook(lambda *_: None)
+        model.register_forward_hook(lambda *_: None).remove()
+        model(x)
+        if raises:
+            raise RuntimeError("mat1 and mat2 shapes cannot be multiplied")
+        return x
+    return capture
+
+
+def _model() -> nn.Sequential:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    model.register_forward_pre_hook(BatchSizes())  # the grader's own recorder: it stays, it is no hook left
+    return model
+
+
+@pytest.mark.parametrize("raises", [False, True], ids=["returns", "raises"])
+def test_hooks_a_call_leaves_are_mirrored_as_inert_stand_ins(raises):
+    """The worker's encoder counts each module's tables after the call, the raise too (its
+    reply still carries the objects it was sent); the grader puts one ``LeftBehind`` on
+    its own module per hook left beyond the recorders it sent: the tables read as they
+    would in-process, and the stand-ins do nothing when the grader's model runs."""
+    from grader.core.outcomes import StudentError
+
+    model, x = _model(), torch.randn(3, 2)
+    want = model(x)
+    impl = _impl(_Here(_leaves_hooks(raises)))
+    if raises:
+        with pytest.raises(StudentError) as raised:
+            impl.capture(model, x)
+        assert type(raised.value.original) is RuntimeError and "mat1" in str(raised.value.original)
+    else:
+        impl.capture(model, x)
+    assert _tables(model) == {"": (0, 1), "0": (1, 0), "1": (0, 1)}
+    assert type(model[0]._forward_hooks.popitem()[1]) is wire.LeftBehind
+    assert type(model[1]._forward_pre_hooks.popitem()[1]) is wire.LeftBehind
+    model[0].register_forward_hook(wire.LeftBehind())
+    assert torch.equal(model(x), want)
+
+
+def test_a_call_that_removes_its_hooks_leaves_none():
+    model = _model()
+
+    def clean(model, x):
+        handles = [m.register_forward_hook(lambda *_: None) for m in model]
+        model(x)
+        for handle in handles:
+            handle.remove()
+        raise ValueError("raised after removing them")
+
+    with pytest.raises(Exception, match="raised after removing them"):
+        _impl(_Here(clean)).capture(model, torch.randn(1, 2))
+    assert _tables(model) == {"": (0, 1), "0": (0, 0), "1": (0, 0)}
+
+
+def _with_hooks(counts):
+    def forge(answer):
+        for entry in answer["objects"]:
+            if entry and entry.get("k") == "module":
+                entry["hooks"] = counts
+    return forge
+
+
+@pytest.mark.parametrize("raises", [False, True], ids=["returns", "raises"])
+@pytest.mark.parametrize("counts", [[1], [1, 1, 1], [-1, 0], [True, 0], [1.0, 0], "11", None, {"0": 1}],
+                         ids=["one", "three", "negative", "bool", "float", "text", "null", "dict"])
+def test_forged_hook_counts_are_the_workers_broken_contract(counts, raises):
+    """Two counts, each an int at least 0, or the answer is refused (the worker dropped),
+    after a raise too: then the forged answer wins over the student's error."""
+    from grader.core.outcomes import BrokenContract
+
+    sandbox = _Here(_leaves_hooks(raises), forge=_with_hooks(counts))
+    with pytest.raises(BrokenContract, match="contract: (a module's hook counts are not two|expected a list)"):
+        _impl(sandbox).capture(_model(), torch.randn(1, 2))
+    assert sandbox.forgotten == ["autograd/hooks"]
+
+
+def test_the_stand_ins_are_capped_per_table():
+    """A count past ``MAX_LEFT_HOOKS`` mirrors that many (one already says "a hook was
+    left"): a worker's word never makes the grader build without bound. The recorders the
+    grader sent are not counted as left, and fewer than sent mirrors none."""
+    model = _model()
+    with pytest.raises(Exception, match="mat1"):
+        _impl(_Here(_leaves_hooks(True), forge=_with_hooks([10**9, 10**9]))).capture(model, torch.randn(1, 2))
+    cap = wire.MAX_LEFT_HOOKS
+    assert _tables(model) == {"": (cap, 1 + cap), "0": (cap, cap), "1": (cap, cap)}
+    fresh = _model()
+    _impl(_Here(lambda model, x: x, forge=_with_hooks([0, 0]))).capture(fresh, torch.randn(1, 2))
+    assert _tables(fresh) == {"": (0, 1), "0": (0, 0), "1": (0, 0)}
+
+
+def test_a_model_carrying_stand_ins_can_be_sent_again():
+    """The stand-ins stay in the grader (the encoder leaves them out: the worker's copy has
+    none), so a later call on the same model is graded, and what it leaves adds to them,
+    as hooks add up on the test's model in-process. Any other hook still cannot cross."""
+    model, x = _model(), torch.randn(2, 2)
+    impl = _impl(_Here(_leaves_hooks(False)))
+    impl.capture(model, x)
+    seen = []
+
+    def count_on_the_worker(model, x):
+        seen.append(_tables(model))
+        return _leaves_hooks(False)(model, x)
+
+    _impl(_Here(count_on_the_worker)).capture(model, x)
+    assert seen == [{"": (0, 1), "0": (0, 0), "1": (0, 0)}]  # the recorder only
+    assert _tables(model) == {"": (0, 1), "0": (2, 0), "1": (0, 2)}
+    model[0].register_forward_hook(lambda *_: None)
+    with pytest.raises(TypeError, match="cannot cross the grading boundary"):
+        impl.capture(model, x)
+
+
+@pytest.mark.parametrize("allowed", [False, True], ids=["not-allowed", "allowed"])
+def test_what_a_call_that_raised_did_to_its_arguments_is_told_and_written_back(allowed):
+    """As after a return: a write its spec does not allow is told (the property fails as it
+    does in-process, where the guard settles as the raise goes through) and not written;
+    one it allows is written into the grader's copy, as it stays on the test's object."""
+    from grader.core.outcomes import StudentError
+
+    def writes_then_raises(x):
+        x.add_(1)
+        raise IndexError("raised after writing")
+
+    x = torch.zeros(3)
+    impl = _impl(_Here(writes_then_raises), mutates={"scale": ("tensors",)} if allowed else None)
+    with pytest.raises(StudentError, match="raised after writing"):
+        impl.scale(x)
+    assert torch.equal(x, torch.ones(3) if allowed else torch.zeros(3))
+    assert impl.changed_arguments() == ([] if allowed else ["changed argument 1 in place"])
