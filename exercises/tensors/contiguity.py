@@ -48,7 +48,9 @@ def is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
         - Walking from the first dimension gives column-major (Fortran) order.
 
     Forbidden: ``Tensor.is_contiguous``, ``Tensor.stride``, ``torch.empty_strided``
-    and ``Tensor.as_strided``; the point is to reason with the numbers. (The grader
+    and ``Tensor.as_strided``, and torch's own Python helpers that answer from the
+    numbers (in ``torch._prims_common`` and ``torch.fx.experimental``); the point is
+    to reason with the numbers. (The grader
     refuses them by name; the first two are plain methods with no operator of their
     own, so a route around the name, through ``torch._C`` or ``torch.ops``, is not
     refused but flagged for your instructor.)

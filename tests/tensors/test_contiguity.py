@@ -11,13 +11,20 @@ from grader.contract.expect import expect_raises, is_tuple_of_ints
 from tests.properties import anchored
 from tests.strategies import row_major_strides, shapes, strided_layouts
 
+_WALK = "walk the dims from the last, tracking the stride a row-major layout would have there (skip size-1 dims)"
+_STRIDES = "compute the strides from the sizes: last is 1, each earlier one is the next stride times max(next size, 1)"
 pytestmark = pytest.mark.exercise(points=10, forbid={
-    "Tensor.is_contiguous": "walk the dims from the last, tracking the stride a row-major "
-                            "layout would have there (skip size-1 dims)",
-    "Tensor.stride": "compute the strides from the sizes: last is 1, each earlier one is the "
-                     "next stride times max(next size, 1)",
+    "Tensor.is_contiguous": _WALK,
+    "Tensor.stride": _STRIDES,
     "torch.empty_strided": "reason with the size and stride numbers; no tensor is needed",
     "Tensor.as_strided": "reason with the size and stride numbers; no tensor is needed",
+    # torch's own Python helpers that answer from the numbers (the audit's routes)
+    "torch._prims_common.check_contiguous_sizes_strides": _WALK,
+    "torch._prims_common._is_non_overlapping_and_dense_or_false": _WALK,
+    "torch.fx.experimental.sym_node.sympy_is_contiguous": _WALK,
+    "torch.fx.experimental.sym_node.sympy_is_contiguous_generic": _WALK,
+    "torch._prims_common.make_contiguous_strides_for": _STRIDES,
+    "torch.fx.experimental.symbolic_shapes.create_contiguous": _STRIDES,
 })
 
 

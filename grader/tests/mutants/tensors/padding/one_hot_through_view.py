@@ -3,7 +3,6 @@ views the result back as (target_length, C): a transposed or sliced sequence mak
 ``view`` raise."""
 
 import torch
-import torch.nn.functional as F
 
 CAUGHT_BY = ('test_pad_one_hot_appends_zero_rows',)
 
