@@ -317,7 +317,7 @@ def _audit(sub: argparse._SubParsersAction) -> None:
                    help=_("grade N mutants per drill, picked by the seed (default: every mutant)"))
     a.add_argument("--no-routes", action="store_true", help=_("skip the hunt for routes in torch"))
     a.add_argument("--route-budget", type=float, default=60.0, metavar="SECONDS",
-                   help=_("seconds of calls the route hunt may spend per drill (default 60)"))
+                   help=_("CPU seconds the route hunt may spend per drill (default 60)"))
     a.add_argument("-j", "--processes", type=int, default=2, metavar="N",
                    help=_("grading processes to run at once (default 2)"))
     a.add_argument("--out", metavar="DIR", help=_("where audit.json and audit.html go (default: reports/audit/)"))

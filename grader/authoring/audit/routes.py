@@ -292,7 +292,24 @@ def _guarded(work: Callable[[], Any]) -> tuple[bool, Any]:
 
 def _call(function: Callable, args: tuple, kwargs: dict) -> tuple[bool, Any]:
     """Call on copies of the arguments; (ok, answer)."""
-    return _guarded(lambda: function(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+    return _guarded(lambda: function(*_fresh(args), **_fresh(kwargs)))
+
+
+def _fresh(value: Any) -> Any:
+    """A copy a candidate may change: tensors cloned, containers rebuilt, modules and
+    optimizers deep-copied, anything else (numbers, strings, functions) shared."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone().requires_grad_(value.requires_grad) if value.is_leaf else value.clone()
+    if type(value) in (list, tuple):
+        return type(value)(_fresh(v) for v in value)
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, int | float | str | bool | type(None)) or callable(value) and not isinstance(
+            value, torch.nn.Module):
+        return value
+    return copy.deepcopy(value)
 
 
 def _agrees(after: str, answer: Any, args: tuple, want: Any) -> bool:
@@ -303,13 +320,13 @@ def _agrees(after: str, answer: Any, args: tuple, want: Any) -> bool:
 def hunt(examples: Examples, budget_s: float, log: Path) -> dict[str, Any]:
     """The routes among ``candidates()`` for each (drill, function)'s examples, with
     how many callables were tried, which crashed the process, and whether the whole
-    hunt fit in ``budget_s``.
+    hunt fit in ``budget_s`` seconds of CPU time.
 
     The calls run in a forked child that writes each candidate's index before trying
     it and each route as it finds it; a candidate that kills the child (some torch
     kernels crash on arguments they were never meant for) is noted, and a new child
     goes on after it."""
-    deadline = time.monotonic() + budget_s
+    left = budget_s  # CPU seconds: the same hunt on a busy machine as on a quiet one
     paths = [path for path, _ in candidates()]
     crashed: list[str] = []
     lines: list[str] = []
@@ -318,8 +335,9 @@ def hunt(examples: Examples, budget_s: float, log: Path) -> dict[str, Any]:
         log.write_text("")
         pid = os.fork()
         if pid == 0:  # the child: hunt from ``start``, and leave without cleaning up
-            os._exit(_hunt_from(examples, start, deadline, log))
-        _, status = os.waitpid(pid, 0)
+            os._exit(_hunt_from(examples, start, left, log))
+        _, status, usage = os.wait4(pid, 0)
+        left -= usage.ru_utime + usage.ru_stime
         written = log.read_text().splitlines()
         lines += [line for line in written if line.startswith("{")]
         reached = [int(line[1:]) for line in written if line.startswith("@")]
@@ -337,13 +355,13 @@ def hunt(examples: Examples, budget_s: float, log: Path) -> dict[str, Any]:
 _OUT_OF_TIME = 3
 
 
-def _hunt_from(examples: Examples, start: int, deadline: float, log: Path) -> int:
+def _hunt_from(examples: Examples, start: int, budget_s: float, log: Path) -> int:
     signal.signal(signal.SIGALRM, _alarm)
     with log.open("a") as out:
         for i, (path, function) in enumerate(candidates()):
             if i < start:
                 continue
-            if time.monotonic() > deadline:
+            if time.process_time() > budget_s:
                 return _OUT_OF_TIME
             out.write(f"@{i}\n")
             out.flush()
