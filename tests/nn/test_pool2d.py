@@ -246,16 +246,31 @@ def test_padding_over_half_the_kernel_raises_value_error(impl, case, side, exces
             impl.pool2d(copy_in_layout(case.x), mode=mode, **kwargs)
 
 
-@settings(max_examples=15)
-@given(st.integers(2, 4), st.integers(1, 3), st.sampled_from(["h", "w"]),
-       st.sampled_from(["max", "avg"]), pool_cases())
-def test_window_larger_than_input_raises_value_error(impl, kernel, short, side, mode, case):
-    size = max(1, kernel - short)
-    shape = (1, 1, size, kernel) if side == "h" else (1, 1, kernel, size)
+@st.composite
+def windows_that_do_not_fit(draw) -> tuple[int, int, tuple[int, ...]]:
+    """(kernel, padding, shape): a square ``kernel`` window and an int ``padding`` of at most
+    half of it (so the padding alone is valid) on a (1, 1, ., .) input whose H or W is too
+    short even with the padding on both sides (``size + 2 * padding < kernel``); the other
+    side fits."""
+    kernel = draw(st.integers(2, 6), label="kernel")
+    padding = draw(st.integers(0, (kernel - 2) // 2), label="padding")
+    size = max(1, kernel - 2 * padding - draw(st.integers(1, 3), label="short by"))
+    side = draw(st.sampled_from(("h", "w")), label="the short side")
+    return kernel, padding, (1, 1, size, kernel) if side == "h" else (1, 1, kernel, size)
+
+
+@settings(max_examples=20)
+@example((4, 1, (1, 1, 1, 4)), "max", PoolCase(SPEC_X, 2, None, 0))  # one row, padded to 3, under 4
+@given(windows_that_do_not_fit(), st.sampled_from(["max", "avg"]), pool_cases())
+def test_window_larger_than_input_raises_value_error(impl, window, mode, case):
+    """Also with padding: the window must fit the PADDED input (H + 2 * ph >= kh)."""
+    kernel, padding, shape = window
+    given_padding = {"padding": padding} if padding else {}
     with ordinary(impl, case, mode, "beside the window that does not fit"):
         with expect_raises(ValueError, when=f"the {kernel}x{kernel} window does not fit an "
-                                            f"input of shape {shape} (no padding)"):
-            impl.pool2d(torch.zeros(shape), kernel, mode=mode)
+                                            f"input of shape {shape} padded by {padding} on "
+                                            "each side"):
+            impl.pool2d(torch.zeros(shape), kernel, mode=mode, **given_padding)
 
 
 @settings(max_examples=20)
