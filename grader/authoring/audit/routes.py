@@ -268,16 +268,22 @@ class _Timeout(Exception):
     pass
 
 
+_armed = False  # whether an alarm now may interrupt: only inside ``_guarded``'s work
+
+
 def _alarm(_signum: int, _frame: Any) -> None:
-    raise _Timeout
+    if _armed:
+        raise _Timeout
 
 
 def _guarded(work: Callable[[], Any]) -> tuple[bool, Any]:
     """``work()`` under a short alarm, global state restored after; (ok, value)."""
     import torch
 
+    global _armed
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     signal.setitimer(signal.ITIMER_REAL, CALL_TIMEOUT_S)
+    _armed = True
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -285,6 +291,7 @@ def _guarded(work: Callable[[], Any]) -> tuple[bool, Any]:
     except BaseException:  # noqa: BLE001 - anything a wrong call does is "not a route"
         return False, None
     finally:
+        _armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         torch.set_default_dtype(dtype)
         torch.set_grad_enabled(grad)
@@ -306,8 +313,8 @@ def _fresh(value: Any) -> Any:
         return type(value)(_fresh(v) for v in value)
     if type(value) is dict:
         return {k: _fresh(v) for k, v in value.items()}
-    if isinstance(value, int | float | str | bool | type(None)) or callable(value) and not isinstance(
-            value, torch.nn.Module):
+    if isinstance(value, int | float | str | bool | type(None)) or (callable(value) and not isinstance(
+            value, torch.nn.Module)):
         return value
     return copy.deepcopy(value)
 
@@ -365,7 +372,10 @@ def _hunt_from(examples: Examples, start: int, budget_s: float, log: Path) -> in
                 return _OUT_OF_TIME
             out.write(f"@{i}\n")
             out.flush()
+            binds = _binder(function)
             for (drill, name), kept in examples.items():
+                if not binds(kept[0][0], kept[0][1]):
+                    continue
                 for before in ("", "transpose"):
                     after = _matches(function, kept, before)
                     if after is not None:
@@ -373,6 +383,24 @@ def _hunt_from(examples: Examples, start: int, budget_s: float, log: Path) -> in
                         out.flush()
                         break
     return 0
+
+
+def _binder(function: Callable) -> Callable[[tuple, dict], bool]:
+    """Whether a call with these arguments would even bind to ``function``'s
+    signature (always, where it has none to read): most candidates take other
+    arguments, and binding costs far less than copying the arguments and calling."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return lambda args, kwargs: True
+
+    def binds(args: tuple, kwargs: dict) -> bool:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError:
+            return False
+        return True
+    return binds
 
 
 def _matches(function: Callable, kept: list[tuple[tuple, dict, Any]], before: str) -> str | None:
