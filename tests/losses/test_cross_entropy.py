@@ -293,17 +293,23 @@ def test_gradient_matches_f_cross_entropy(impl, case):
 @given(ce_cases(min_batch=1, min_classes=2, ignoring=True), st.sampled_from(["too big", "negative"]),
        st.integers(0, 2), st.data())
 def test_target_out_of_range_raises_index_error(impl, case, how, excess, data):
+    """Every example meets the first value out of range on its side (C, or the first
+    negative that is not ignore_index), and one further out (C + excess, ...)."""
     c = case.logits.shape[1]
-    bad = c + excess if how == "too big" else -1 - excess
-    if bad == case.kwargs["ignore_index"]:
-        bad -= 1
+    ignore_index = case.kwargs["ignore_index"]
+    if how == "too big":
+        bads = [c, c + excess]
+    else:
+        negatives = [v for v in range(-1, -6, -1) if v != ignore_index]
+        bads = [negatives[0], negatives[excess]]
     where = data.draw(st.integers(0, case.target.numel() - 1), label="position")
-    wrong = Case(case.logits, case.target.clone(), case.kwargs)
-    wrong.target.view(-1)[where] = bad
     with on_ordinary_input(impl, case):
-        with expect_raises(IndexError, when=f"a target is {bad} with C={c} classes "
-                                            f"(ignore_index={case.kwargs['ignore_index']})"):
-            call(impl, wrong)
+        for bad in dict.fromkeys(bads):
+            wrong = Case(case.logits, case.target.clone(), case.kwargs)
+            wrong.target.view(-1)[where] = bad
+            with expect_raises(IndexError, when=f"a target is {bad} with C={c} classes "
+                                                f"(ignore_index={ignore_index})"):
+                call(impl, wrong)
 
 
 # ------------------------------------------------------------------ on the GPU

@@ -226,6 +226,30 @@ def test_pearson_of_a_constant_is_exactly_zero(impl, n, dtype, which, value, dat
                          "variance, exactly 0 (test it with max == min, not with the variance)")
 
 
+LINES = ((1.0, 0.0), (-1.0, 0.0), (3.0, 1.0), (-2.0, 0.25), (0.5, -2.0), (-0.5, 7.5))
+
+
+@pytest.mark.weight(2)
+@settings(max_examples=30)
+@given(sample_pairs(), st.data())
+def test_pearson_of_a_line_stays_within_minus_one_and_one(impl, samples, data):
+    """y = a * x + b exactly (quarters, so no rounding in y): r is +1 or -1, and the
+    rounding of sum(xc * yc) / (|xc| * |yc|) lands just past it about one time in four;
+    the spec's r lies in [-1, 1], so clamp it."""
+    x, _ = samples
+    with pearson_on_ordinary_samples(impl, data.draw(sample_pairs(dtypes=[x.dtype]), label="ordinary")):
+        for a, b in LINES:
+            y = x * a + b
+            got = impl.pearson(x.clone(), y.clone())
+            sign = 1.0 if a > 0 else -1.0
+            what = (f"pearson(x, {a:g} * x + {b:g}) of {x.numel()} {x.dtype} samples "
+                    f"(a line: r = {sign:+g}, and never beyond [-1, 1])")
+            assert_same(got, scalar_like(sign, x.dtype), **NEAR[x.dtype], what=what)
+            assert -1.0 <= float(got) <= 1.0, (
+                f"pearson(x, {a:g} * x + {b:g}) returned {float(got)!r}, outside [-1, 1]: "
+                "rounding can carry r just past +-1, clamp it")
+
+
 @settings(max_examples=30)
 @given(sample_pairs(), st.sampled_from(["empty", "other shape"]), st.data())
 def test_pearson_rejects_empty_or_mismatched_samples(impl, samples, how, data):
