@@ -121,7 +121,7 @@ def test_the_course_audit_is_clean(tmp_path_factory):
     do-nothing answer (the full audit, every mutant, is `torchdrill audit`)."""
     code, data, output = shared(tmp_path_factory, "course-audit",
                                 lambda folder: _audit(REPO, folder, "--seed", "0", "--mutants", "3",
-                                                      "--route-budget", "10", "-j", "2"))
+                                                      "--route-budget", "3", "-j", "2"))
     assert data, output
     unexplained = [(d["drill"], f["kind"], f["id"], f["verdict"]) for d in data["drills"] for f in d["findings"]
                    if f["verdict"] in ("survived", "scored", "open", "error") and not f["accepted"]]
