@@ -256,6 +256,25 @@ def test_gradients_match_f_batch_norm(impl, case):
 
 
 @settings(max_examples=15)
+@given(cases())
+def test_the_buffers_are_updated_without_tracking_gradients(impl, case):
+    """x, weight and bias require grad, as in a training step: the buffers' update must stay
+    out of the graph (torch.no_grad()). Updated with autograd on, running_mean and running_var
+    would require grad and hold every step's graph alive through them."""
+    x = case.x.clone().requires_grad_()
+    weight, bias = (None if t is None else t.clone().requires_grad_() for t in (case.weight, case.bias))
+    buffers = case.buffers()
+    out = impl.batch_norm_train(x, *buffers, weight, bias, case.momentum, case.eps)
+    with anchored(lambda: out.detach() if isinstance(out, torch.Tensor) else out,
+                  lambda: case.expected_train()[0], **case.tolerance(),
+                  what=f"the same call's output ({case.text()})"):
+        for name, buffer in zip(("running_mean", "running_var"), buffers):
+            assert not buffer.requires_grad, (
+                f"{name} requires grad after batch_norm_train with x requiring grad ({case.text()}): "
+                "its update was recorded by autograd; update the buffers under torch.no_grad()")
+
+
+@settings(max_examples=15)
 @given(cases(), cases(min_n=1, max_batch=1, spatial=st.just(())))
 def test_one_value_per_channel_raises_value_error(impl, case, single):
     """A batch of one sample with no spatial dims has one value per channel: no variance."""

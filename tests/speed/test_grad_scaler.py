@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 import torch
@@ -215,10 +215,17 @@ class Update:
                 + (f" ({', '.join(left)} left out: the default)" if left else ""))
 
 
+def trackers(interval: int):
+    """A growth tracker below ``interval``: often the last clean step before a growth
+    (interval - 1) or the one before it (interval - 2: an interval counted one short grows
+    there), else any."""
+    return st.one_of(st.just(interval - 1), st.just(max(interval - 2, 0)), st.integers(0, interval - 1))
+
+
 @st.composite
 def updates(draw, found_inf: bool | None = None) -> Update:
     interval = draw(st.one_of(st.just(2000), st.integers(1, 4)), label="growth_interval")
-    tracker = draw(st.one_of(st.just(interval - 1), st.integers(0, interval - 1)), label="growth_tracker")
+    tracker = draw(trackers(interval), label="growth_tracker")
     return Update(scale=2.0 ** draw(st.one_of(st.integers(-4, 30), st.just(127)), label="log2(scale)"),
                   tracker=tracker,
                   found_inf=draw(st.booleans(), label="found_inf") if found_inf is None else found_inf,
@@ -230,6 +237,7 @@ def updates(draw, found_inf: bool | None = None) -> Update:
 @pytest.mark.weight(3)
 @example(Update(65536.0, 5, False, spelled=False))  # the spec's examples
 @example(Update(65536.0, 1999, False, spelled=False))
+@example(Update(65536.0, 1998, False, spelled=False))  # the 1999th clean step: no growth yet
 @example(Update(65536.0, 1999, True, spelled=False))
 @example(Update(2.0 ** 127, 0, False, growth_interval=1))  # a growth past float32's range is not made
 @settings(max_examples=50)
@@ -373,8 +381,7 @@ def steps(draw, trouble: str | None = None, stale: bool = False) -> Step:
                 hidden=draw(st.integers(1, 4), label="hidden"),
                 optimizer=draw(sampled(("sgd", "adam")), label="optimizer"),
                 inputs=inputs, targets=targets, scale=scale,
-                tracker=draw(st.one_of(st.just(interval - 1), st.integers(0, interval - 1)),
-                             label="growth_tracker"),
+                tracker=draw(trackers(interval), label="growth_tracker"),
                 max_norm=draw(st.one_of(st.none(), sampled((0.01, 0.1, 1.0))), label="max_norm"),
                 growth_factor=draw(sampled((2.0, 4.0)), label="growth_factor"),
                 backoff_factor=draw(sampled((0.5, 0.25)), label="backoff_factor"),
@@ -415,6 +422,7 @@ SPEC_LIKE = Step(0, 3, "sgd", torch.tensor([[0.5, -1.0], [1.5, 0.25]]), torch.te
 
 @pytest.mark.weight(4)
 @example(SPEC_LIKE)
+@example(replace(SPEC_LIKE, tracker=1998))  # the 1999th clean step with the default interval: no growth
 @settings(max_examples=30)
 @given(steps())
 def test_scaled_step_matches_a_grad_scaler_loop(impl, case):

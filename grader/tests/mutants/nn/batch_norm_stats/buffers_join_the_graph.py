@@ -1,6 +1,8 @@
 """Mistake: the running buffers are updated in place with autograd on (no torch.no_grad()):
 when x requires grad, running_mean and running_var join the graph (they require grad and
-keep every training step's graph alive), though their values are right."""
+keep every training step's graph alive), though their values are right. d2l's hand-written
+batch_norm (as copied in righterTY/d2l, demo7_5.py) computes its moving averages from the
+graph's mean and var and hands them back as ``.data`` for this reason."""
 
 from __future__ import annotations
 
