@@ -149,9 +149,23 @@ def _split(candidates: list[Candidate], processes: int) -> list[list[Candidate]]
     return batches
 
 
+def warm_imports() -> None:
+    """Import now what torch imports lazily on a drill's first use (``torch._dynamo``
+    on an optimizer's first step): on a busy machine that import outlasts a call's time
+    limit, and a limit that cuts it leaves the module half made for every later call."""
+    import importlib
+
+    from grader.sandbox.zygote_loop import WARM_IMPORTS
+
+    for name in WARM_IMPORTS:
+        importlib.import_module(name)
+
+
 def _grade_batch(course: Path, candidates: Iterable[Candidate]) -> Iterator[Graded]:
     from grader.core.errors import GradingInterrupted, TorchdrillError
     from grader.grading.pipeline import grade_folder, grading_args
+
+    warm_imports()
 
     with tempfile.TemporaryDirectory(prefix="torchdrill-candidate-") as tmp:
         for n, candidate in enumerate(candidates):

@@ -19,7 +19,8 @@ TEMPLATE = Path(__file__).resolve().parent.parent / "templates" / "audit.html.j2
 
 
 def verdict_label(verdict: str) -> str:
-    return {"killed": _("killed"), "survived": _("survived"), "zero": _("scores 0"), "scored": _("scores points"),
+    return {"full": _("full marks"), "killed": _("killed"), "survived": _("survived"), "zero": _("scores 0"),
+            "scored": _("scores points"),
             "closed": _("closed"), "open": _("open: earns points"), "error": _("could not be graded")}.get(verdict, verdict)
 
 
@@ -29,7 +30,8 @@ def score_text(f: Finding) -> str:
 
 
 def kind_label(kind: str) -> str:
-    return {"mutant": _("mutant"), "do-nothing": _("do-nothing answer"), "route": _("route")}.get(kind, kind)
+    return {"reference": _("reference"), "mutant": _("mutant"), "do-nothing": _("do-nothing answer"),
+            "route": _("route")}.get(kind, kind)
 
 
 def print_tables(audits: list[DrillAudit], console: Console) -> None:

@@ -435,9 +435,11 @@ def main(argv: list[str]) -> int:
     import tempfile
 
     from grader.authoring.audit.do_nothing import public_functions
+    from grader.authoring.audit.grading import warm_imports
     from grader.grading.pipeline import grade_folder, grading_args
 
     course, out, budget, drills = Path(argv[0]), Path(argv[1]), float(argv[2]), argv[3:]
+    warm_imports()
     functions = {d: public_functions((course / "exercises" / f"{d}.py").read_text(encoding="utf-8")) for d in drills}
     with tempfile.TemporaryDirectory(prefix="torchdrill-routes-") as tmp:
         for drill in drills:

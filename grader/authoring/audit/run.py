@@ -38,7 +38,7 @@ ROUTES_GRADED = 12     # at most this many routes per drill are graded in the sa
 class Finding:
     """One candidate and its verdict."""
 
-    kind: str            # mutant, do-nothing, route
+    kind: str            # reference (the control), mutant, do-nothing, route
     id: str
     description: str
     detail: str = ""     # a mutant's diff, a route's call
@@ -46,7 +46,7 @@ class Finding:
     max_score: float = 0.0
     failed: list[str] = field(default_factory=list)
     stopped: bool = False  # graded up to its first failure only: the score is not known
-    verdict: str = ""    # killed, survived, zero, scored, closed, open, error
+    verdict: str = ""    # full (the reference), killed, survived, zero, scored, closed, open, error
     error: str = ""      # why it could not be graded
     accepted: str = ""   # the reason the drill's audit file gives for accepting it
     seconds: float = 0.0
@@ -110,6 +110,8 @@ def audit(course: Path, drills: list[str], plan: Plan,
     for drill, a in audits.items():
         reference = course / "reference" / f"{drill}.py"
         ref_source = reference.read_text(encoding="utf-8")
+        # the control: the reference under the audit's own settings must keep every point
+        add(a, Finding("reference", "reference", "the reference itself"), ref_source)
         every = mutants.mutants(ref_source, str(reference))
         a.mutants_total = len(every)
         chosen = every if plan.mutants is None or plan.mutants >= len(every) else \
@@ -157,6 +159,11 @@ def _judge(finding: Finding, g: Graded) -> None:
     finding.stopped = g.stopped
     if g.error is not None:
         finding.verdict, finding.error = "error", g.error
+    elif finding.kind == "reference":
+        finding.verdict = "full" if g.score == g.max_score else "error"
+        if finding.verdict == "error":
+            finding.error = (f"the reference lost points ({g.score:g} / {g.max_score:g}: {', '.join(g.failed)}) under "
+                             "the audit's settings (a call time limit on a busy machine?): this drill's verdicts are void")
     elif finding.kind == "mutant":
         finding.verdict = "killed" if g.stopped or g.score < g.max_score else "survived"
     elif finding.kind == "do-nothing":
