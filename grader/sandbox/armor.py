@@ -267,10 +267,11 @@ def _helpers() -> dict[str, tuple[types.FunctionType, ...]]:
 # broadcast_shapes``, ``torch._functorch.eager_transforms.grad_impl``), in a private module or
 # under a private name: a public function of a public module is an API of its own, which a
 # marker names when it is forbidden. Names are compared without torch's affixes for variants
-# (``_stem``, ``_AFFIXES``). Not in graph exporters, code generators and test inputs, whose
-# namesakes build graphs or code, never a tensor (``_inductor``'s decompositions stay closed:
-# ``armor_audit._LAZY_TWINS``).
-_NOT_TWINS = ("onnx", "_inductor", "testing", "_vendor")
+# (``_stem``, ``_AFFIXES``). Not in graph exporters, code generators, test inputs and symbolic
+# reasoning (``utils._sympy``, which ``torch.broadcast_shapes`` imports on its first call),
+# whose namesakes build graphs, code or sympy expressions, never a tensor (``_inductor``'s
+# decompositions stay closed: ``armor_audit._LAZY_TWINS``).
+_NOT_TWINS = ("onnx", "_inductor", "testing", "_vendor", "_sympy")
 _AFFIXES = re.compile(r"^(?:meta_|aten_)+|(?:_default|_impl|_cpu|_cuda|_with_argnums)+$")
 _DEF = re.compile(rb"def (\w+)")
 
@@ -293,9 +294,7 @@ def _namesake_index() -> dict[str, tuple[tuple[str, str, bool], ...]]:
     index: dict[str, dict[tuple[str, str, bool], None]] = {}
     for folder, subfolders, files in os.walk(root):
         relative = os.path.relpath(folder, root)
-        if relative == ".":
-            subfolders[:] = [d for d in subfolders if d not in _NOT_TWINS]
-        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__" and d not in _NOT_TWINS)
         parts = [] if relative == "." else relative.split(os.sep)
         for file in sorted(f for f in files if f.endswith(".py")):
             private_module = any(p.startswith("_") for p in [*parts, file[:-3]] if p != "__init__")
