@@ -107,9 +107,13 @@ def cases(draw, after_linear=ANY_ACTIVATION, max_batches: int = 1, min_names: in
     widths = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3), label="widths")
     kinds = [draw(after_linear, label=f"after Linear {i}") for i in range(len(widths))]
     nest = draw(st.booleans(), label="last block nested")
+    # An Identity first hands x itself to its hook; Unflatten then Flatten at the end each
+    # return a view of their input: outputs a hook may not change in place (detach_()).
+    identity_first = draw(st.booleans(), label="an Identity first")
+    views_last = draw(st.booleans(), label="Unflatten, Flatten last")
     with torch.random.fork_rng(devices=[]):
         manual_seed(seed)
-        layers: list[nn.Module] = []
+        layers: list[nn.Module] = [nn.Identity()] if identity_first else []
         d = n_in
         for i, (width, kind) in enumerate(zip(widths, kinds)):
             block = [nn.Linear(d, width)] + [m for m in [activation(kind)] if m is not None]
@@ -118,6 +122,8 @@ def cases(draw, after_linear=ANY_ACTIVATION, max_batches: int = 1, min_names: in
                 layers.append(nn.Sequential(*block))  # names "k.0", "k.1"
             else:
                 layers.extend(block)
+        if views_last:
+            layers.extend([nn.Unflatten(1, (d, 1)), nn.Flatten(1)])
         model = nn.Sequential(*layers).double()
     all_names = tuple(name for name, _ in model.named_modules())
     names = draw(st.lists(sampled(all_names), min_size=min(min_names, len(all_names)), max_size=3, unique=True),
@@ -136,6 +142,15 @@ def spec_case(names: tuple[str, ...] = ("0", "1")) -> Case:
     return Case(model, [torch.tensor([[1.0, -1.0]]), torch.tensor([[2.0, 3.0]])], list(names))
 
 
+def pass_through_case(names: tuple[str, ...] = ("0", "4", "5")) -> Case:
+    """The spec's model between an Identity (whose output is x itself) and Unflatten, Flatten
+    (whose outputs are views of their inputs)."""
+    case = spec_case()
+    case.model = nn.Sequential(nn.Identity(), *case.model, nn.Unflatten(1, (1, 1)), nn.Flatten(1))
+    case.names = list(names)
+    return case
+
+
 def same_call(got: object, case: Case, what: str = "the same call's activations") -> None:
     """The oracle anchor: this call's activations, compared by name."""
     assert_ordinary(lambda: got, lambda: expected(case), what=f"{what} ({case.text()})", compare=check_capture)
@@ -144,6 +159,7 @@ def same_call(got: object, case: Case, what: str = "the same call's activations"
 @pytest.mark.weight(4)
 @settings(max_examples=40)
 @example(spec_case())
+@example(pass_through_case())
 @given(cases())
 def test_activations_match_a_forward_by_hand(impl, case):
     model, x = case.copies()
@@ -251,11 +267,14 @@ def test_the_dict_follows_the_order_of_names(impl, case):
 
 
 @settings(max_examples=15)
+@example(pass_through_case(("0",)))
 @given(cases())
 def test_model_and_x_are_left_alone(impl, case):
-    """The model's parameters, their .grad, its training mode and x come back unchanged,
-    and the same call's activations are right."""
+    """The model's parameters, their .grad, its training mode and x (a leaf that requires
+    grad: an Identity's hook is handed x itself) come back unchanged, and the same call's
+    activations are right."""
     model, x = case.copies()
+    x.requires_grad_()
     got = impl.capture_activations(model, x, list(case.names))
     assert_arguments_unchanged(impl, what="the model and x after capture_activations")
     same_call(got, case)

@@ -231,7 +231,7 @@ FIELDS = ("tokens", "frames", "features", "label", "weight", "name")
 
 @st.composite
 def collates(draw, min_samples: int = 1, ragged: bool | None = None, fields: tuple[str, ...] = FIELDS,
-             padded_with_zeros: bool = False) -> Collate:
+             padded_with_zeros: bool = False, key_orders: bool = True) -> Collate:
     b = draw(st.integers(min_samples, 4), label="number of samples")
     keys = draw(st.lists(sampled(fields), min_size=1, max_size=4, unique=True), label="keys")
     if ragged and not {"tokens", "frames"} & set(keys):
@@ -260,6 +260,10 @@ def collates(draw, min_samples: int = 1, ragged: bool | None = None, fields: tup
         else:
             for s in samples:
                 s[key] = draw(st.text("abc", max_size=3), label=key)
+    if key_orders and b > 1 and len(keys) > 1 and draw(st.booleans(), label="later samples list their keys in another order"):
+        for i in range(1, b):
+            order = draw(st.permutations(keys), label=f"sample {i}'s key order")
+            samples[i] = {k: samples[i][k] for k in order}
     padding = 0 if padded_with_zeros else draw(st.one_of(st.just(0), st.integers(-1, 9)), label="padding_value")
     return Collate(samples, padding, draw(st.booleans(), label="spelled"))
 
@@ -268,8 +272,10 @@ COLLATES = collates()
 RAGGED_COLLATES = collates(ragged=True)
 # The anchor of a property about something else: token sequences of unequal lengths and
 # int labels (the spec's example), padded with the default, so that a mistake about
-# padding_value, floats, strings or equal shapes costs only the property named for values.
-ORDINARY_COLLATE = collates(min_samples=2, ragged=True, fields=("tokens", "label"), padded_with_zeros=True)
+# padding_value, floats, strings, equal shapes or samples listing their keys in another order
+# costs only the property named for values.
+ORDINARY_COLLATE = collates(min_samples=2, ragged=True, fields=("tokens", "label"), padded_with_zeros=True,
+                            key_orders=False)
 
 
 SPEC_COLLATE = Collate([{"tokens": torch.tensor([5, 6, 7]), "label": 1},
@@ -278,6 +284,7 @@ SPEC_COLLATE = Collate([{"tokens": torch.tensor([5, 6, 7]), "label": 1},
 
 @pytest.mark.weight(3)
 @example(SPEC_COLLATE)
+@example(Collate([SPEC_COLLATE.samples[0], {"label": 0, "tokens": torch.tensor([8])}], 0))  # the first's key order
 @example(Collate([{"frames": torch.ones(2, 2), "name": "a"}, {"frames": torch.ones(3, 2), "name": "b"}],
                  -1))
 @settings(max_examples=30)
