@@ -100,6 +100,11 @@ def test_route_examples_are_ordinary_and_tell_answers_apart():
     ("[[accepted]]\nkind = 'mutant'\nid = 'x'\n", "accepted entry 1 needs"),
     ("[[accepted]]\nkind = 'typo'\nid = 'x'\nreason = 'r'\n", "accepted entry 1 needs"),
     ("[[accepted]\n", "not a TOML file"),
+    ("[[accepted]]\nkind = 'do-nothing'\nid = 'zeros'\nreason = 'a do-nothing answer that scores is a hole'\n",
+     "accepted entry 1 needs"),
+    ("[[accepted]]\nkind = 'route'\nid = 'x'\nreason = 'short'\n", "at least 20 characters"),
+    ("accepted = 'x'\n", "expected only [[accepted]] entries"),
+    ("[[acepted]]\nkind = 'route'\n", "expected only [[accepted]] entries"),
 ])
 def test_a_malformed_audit_file_is_an_error_naming_it(tmp_path, text, problem):
     path = accepted.path_for(tmp_path, "tensors/one_hot")
@@ -108,6 +113,22 @@ def test_a_malformed_audit_file_is_an_error_naming_it(tmp_path, text, problem):
     with pytest.raises(UsageError, match=re.escape(problem)) as caught:
         accepted.read(tmp_path, "tensors/one_hot")
     assert str(path) in str(caught.value)
+
+
+def test_an_acceptance_applies_only_to_the_change_it_names(tmp_path):
+    from grader.authoring.audit.run import DrillAudit, Finding, _apply_acceptances
+
+    path = accepted.path_for(tmp_path, "tensors/one_hot")
+    path.parent.mkdir(parents=True)
+    path.write_text('[[accepted]]\nkind = "mutant"\nid = "m@1:0#0"\nchange = "`.clone()` dropped"\n'
+                    'reason = "the copy is never written to, so dropping it changes nothing"\n'
+                    '[[accepted]]\nkind = "route"\nid = "f=torch.g"\nreason = "the spec allows torch.g by its own words"\n')
+    a = DrillAudit("tensors/one_hot", mutants_total=1, routes_complete=True, findings=[
+        Finding("mutant", "m@1:0#0", "`.detach()` dropped", verdict="survived"),  # the id now names another change
+        Finding("route", "f=torch.g", "f answered by torch.g", verdict="open")])
+    _apply_acceptances(tmp_path, a)
+    assert [f.id for f in a.unexplained] == ["m@1:0#0"] and a.stale == ["mutant m@1:0#0"]
+    assert a.failing == 2
 
 
 def _audit(course: Path, out: Path, *args: str) -> tuple[int, dict, str]:

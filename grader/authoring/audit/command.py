@@ -2,12 +2,14 @@
 
 Exits 0 when nothing is unexplained, 1 when a mutant survives, a do-nothing answer
 scores, a route earns points or a candidate could not be graded, and the drill's
-audit file does not accept it; 2 on bad usage.
+audit file does not accept it, or when an acceptance is stale (it names nothing a
+complete audit found); 2 on bad usage.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -41,8 +43,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     drills = resolve_drills(course, args.drills)
     if args.mutants is not None and args.mutants < 0:
         raise UsageError(_("--mutants must be 0 or more, got {n}", n=args.mutants))
-    if args.processes < 1:
-        raise UsageError(_("-j must be at least 1, got {n}", n=args.processes))
+    if not 1 <= args.processes <= 32:
+        raise UsageError(_("-j must be between 1 and 32, got {n}", n=args.processes))
+    if not math.isfinite(args.route_budget) or args.route_budget <= 0:
+        raise UsageError(_("--route-budget must be a positive number of seconds, got {n}", n=args.route_budget))
     plan = Plan(seed=args.seed, mutants=args.mutants, routes=not args.no_routes, processes=args.processes,
                 route_budget_s=args.route_budget)
     console = Console(stderr=True)
@@ -52,7 +56,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     report.print_tables(audits, Console(width=max(Console().width, 110)))
     out = Path(args.out) if args.out else course / "reports" / "audit"
     json_path, html_path = report.write(audits, out, args.seed, getattr(args, "lang", i18n.Lang.EN))
-    unexplained = sum(len(a.unexplained) for a in audits)
-    print(_("audit: {count} unexplained findings in {seconds} s; {json}, {html}", count=unexplained,
+    failing = sum(a.failing for a in audits)
+    print(_("audit: {count} unexplained findings or stale acceptances in {seconds} s; {json}, {html}", count=failing,
             seconds=round(time.monotonic() - start, 1), json=json_path, html=html_path))
-    return EXIT_UNEXPLAINED if unexplained else EXIT_OK
+    return EXIT_UNEXPLAINED if failing else EXIT_OK

@@ -83,14 +83,19 @@ def grade_all(course: Path, candidates: list[Candidate], processes: int,
         work = Path(tmp)
         running = [_Batch.start(course, work, i, batch)
                    for i, batch in enumerate(_split(candidates, max(1, processes)))]
-        while running:
-            time.sleep(0.2)
+        try:
+            while any(not b.done for b in running):
+                time.sleep(0.2)
+                for batch in (b for b in running if not b.done):
+                    for graded in batch.finished():
+                        results[graded.key] = graded
+                        if progress is not None:
+                            progress(graded)
+        finally:  # stopped (Ctrl-C, a signal): no batch process grades on alone
             for batch in running:
-                for graded in batch.finished():
-                    results[graded.key] = graded
-                    if progress is not None:
-                        progress(graded)
-            running = [b for b in running if not b.done]
+                if batch.proc.poll() is None:
+                    batch.proc.kill()
+                    batch.proc.wait()
     return results
 
 

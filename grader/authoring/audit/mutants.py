@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from grader.core.i18n import Message
+
 _ARITH: dict[type[ast.operator], type[ast.operator]] = {
     ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
     ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult, ast.MatMult: ast.Mult,
@@ -32,7 +34,8 @@ _COMPARE: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
     ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
 }
-_DROPPED_METHODS = ("detach", "clone", "contiguous", "copy", "float", "double", "item", "tolist")
+_DROPPED_METHODS = ("detach", "clone", "contiguous", "copy", "float", "double", "long", "int", "bool", "item",
+                    "tolist", "requires_grad_", "cpu")
 _GRAD_CONTEXTS = ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "fork_rng")
 _DIM_KEYWORDS = ("dim", "dims", "axis", "start_dim", "end_dim")
 # torch.Tensor methods with an in-place twin (``add`` and ``add_``), read from torch once
@@ -57,16 +60,17 @@ class Mutant:
     id: str           # operator@line:column#k
     operator: str     # which kind of mistake
     line: int
-    description: str  # what changed, in words
+    description: str  # what changed, in English (what an acceptance names)
     source: str       # the whole mutated file
     diff: str         # a unified diff against the reference
+    message: Message | None = None  # the description as a message, for another language
 
 
 @dataclass
 class _Site:
     operator: str
     node: ast.AST
-    description: str
+    description: Message | str  # a message for words, plain text for code (``Add -> Sub``, ``1 -> 2``)
     apply: Callable[[Any], Any]  # the mutated node, or statements in its place
 
 
@@ -86,7 +90,8 @@ def _default_sites(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[_Si
     args = func.args
     for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
         for replacement, words in _constant_changes(default):
-            yield _Site("default", default, f"a default of {func.name}(): {words}",
+            yield _Site("default", default,
+                        Message("a default of {function}(): {change}", {"function": func.name, "change": words}),
                         lambda _n, r=replacement: r)
 
 
@@ -125,52 +130,59 @@ def _node_sites(node: Any) -> Iterator[_Site]:
         new = _ARITH[type(node.op)]
         yield _Site("arithmetic", node, f"{type(node.op).__name__}= -> {new.__name__}=",
                     lambda n, new=new: ast.AugAssign(n.target, new(), n.value))
-        yield _Site("inplace", node, "an augmented assignment (in place) -> a new value",
+        yield _Site("inplace", node, Message("an augmented assignment (in place) -> a new value"),
                     lambda n: ast.Assign([n.target], ast.BinOp(_load(n.target), n.op, n.value)))
-    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-        new_cmp = _COMPARE[type(node.ops[0])]
-        yield _Site("comparison", node, f"{type(node.ops[0]).__name__} -> {new_cmp.__name__}",
-                    lambda n, new=new_cmp: ast.Compare(n.left, [new()], n.comparators))
+    elif isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):  # each operator of a chain (0 <= rank < world) in turn
+            if type(op) in _COMPARE:
+                new_cmp = _COMPARE[type(op)]
+                yield _Site("comparison", node, f"{type(op).__name__} -> {new_cmp.__name__}",
+                            lambda n, i=i, new=new_cmp: ast.Compare(n.left, [*n.ops[:i], new(), *n.ops[i + 1:]],
+                                                                    n.comparators))
     elif isinstance(node, ast.BoolOp):
         other = ast.Or if isinstance(node.op, ast.And) else ast.And
         yield _Site("boolean", node, f"{type(node.op).__name__} -> {other.__name__}",
                     lambda n, other=other: ast.BoolOp(other(), n.values))
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        yield _Site("boolean", node, "a `not` dropped", lambda n: n.operand)
+        yield _Site("boolean", node, Message("a `not` dropped"), lambda n: n.operand)
     elif isinstance(node, ast.Constant) and not isinstance(node.value, str):
         for replacement, words in _constant_changes(node):
             yield _Site("constant", node, words, lambda _n, r=replacement: r)
     elif isinstance(node, ast.Slice):
         for part in ("lower", "upper"):
             if getattr(node, part) is not None:
-                yield _Site("bound", node, f"a slice's {part} bound + 1",
+                yield _Site("bound", node,
+                            Message("a slice's lower bound + 1" if part == "lower" else "a slice's upper bound + 1"),
                             lambda n, part=part: _with(n, part, ast.BinOp(getattr(n, part), ast.Add(), ast.Constant(1))))
     elif isinstance(node, ast.Call):
         yield from _call_sites(node)
     elif isinstance(node, ast.With):
         names = [_call_name(item.context_expr) for item in node.items if isinstance(item.context_expr, ast.Call)]
         if any(n in _GRAD_CONTEXTS for n in names):
-            yield _Site("context", node, f"`with {'/'.join(names)}()` dropped (its body kept)", lambda n: n.body)
+            yield _Site("context", node, Message("`with {context}()` dropped (its body kept)", {"context": "/".join(names)}),
+                        lambda n: n.body)
     elif isinstance(node, ast.Try) and node.finalbody:
-        yield _Site("finally", node, "the finally block dropped (the try body kept)",
+        yield _Site("finally", node, Message("the finally block dropped (the try body kept)"),
                     lambda n: [*n.body] if not n.handlers else ast.Try(n.body, n.handlers, n.orelse, []))
-        yield _Site("finally", node, "the finally block run only when the try body succeeds",
+        yield _Site("finally", node, Message("the finally block run only when the try body succeeds"),
                     lambda n: [*n.body, *n.finalbody] if not n.handlers
                     else [ast.Try(n.body, n.handlers, n.orelse, []), *n.finalbody])
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        yield _Site("statement", node, f"the call `{_call_name(node.value)}(...)` deleted", lambda _n: ast.Pass())
+        yield _Site("statement", node, Message("the call `{name}(...)` deleted", {"name": _call_name(node.value)}),
+                    lambda _n: ast.Pass())
 
 
 def _call_sites(call: Any) -> Iterator[_Site]:
     name = _call_name(call)
     f = call.func
     if isinstance(f, ast.Attribute) and name in _DROPPED_METHODS and not call.args and not call.keywords:
-        yield _Site("dropped call", call, f"`.{name}()` dropped", lambda n: n.func.value)
+        yield _Site("dropped call", call, Message("`.{name}()` dropped", {"name": name}), lambda n: n.func.value)
     if isinstance(f, ast.Attribute) and name in _inplace_names():
-        yield _Site("inplace", call, f"`.{name}` -> `.{name[:-1]}` (out of place)",
+        yield _Site("inplace", call, Message("`.{name}` -> `.{other}` (out of place)", {"name": name, "other": name[:-1]}),
                     lambda n: _renamed(n, name[:-1]))
     elif isinstance(f, ast.Attribute) and f"{name}_" in _inplace_names():
-        yield _Site("inplace", call, f"`.{name}` -> `.{name}_` (in place)", lambda n: _renamed(n, f"{name}_"))
+        yield _Site("inplace", call, Message("`.{name}` -> `.{other}` (in place)", {"name": name, "other": f"{name}_"}),
+                    lambda n: _renamed(n, f"{name}_"))
     for i, keyword in enumerate(call.keywords):
         value = keyword.value
         if keyword.arg in _DIM_KEYWORDS and isinstance(value, ast.Constant | ast.UnaryOp):
@@ -182,9 +194,9 @@ def _call_sites(call: Any) -> Iterator[_Site]:
                         lambda n, i=i, v=value.value: _with_keyword(n, i, ast.Constant(not v)))
     if name in ("range",) and call.args:
         last = len(call.args) - 1 if len(call.args) < 3 else 1
-        yield _Site("bound", call, "range(...)'s end + 1",
+        yield _Site("bound", call, Message("range(...)'s end + 1"),
                     lambda n, k=last: _with_arg(n, k, ast.BinOp(n.args[k], ast.Add(), ast.Constant(1))))
-        yield _Site("bound", call, "range(...)'s end - 1",
+        yield _Site("bound", call, Message("range(...)'s end - 1"),
                     lambda n, k=last: _with_arg(n, k, ast.BinOp(n.args[k], ast.Sub(), ast.Constant(1))))
 
 
@@ -270,7 +282,8 @@ def mutants(source: str, filename: str = "reference.py") -> list[Mutant]:
         diff = "".join(difflib.unified_diff((base + "\n").splitlines(keepends=True),
                                             (text + "\n").splitlines(keepends=True), "reference", "mutant", n=1))
         found.append(Mutant(f"{site.operator}@{key[1]}:{key[2]}#{k}", site.operator, key[1],
-                            site.description, text + "\n", diff))
+                            str(site.description), text + "\n", diff,
+                            site.description if isinstance(site.description, Message) else None))
     return found
 
 

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from rich.table import Table
 
 from grader.authoring.audit.run import DrillAudit, Finding
 from grader.core import i18n
-from grader.core.i18n import _
+from grader.core.i18n import Message, _
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "templates" / "audit.html.j2"
 
@@ -49,7 +51,7 @@ def print_tables(audits: list[DrillAudit], console: Console) -> None:
     console.print(table)
     for a in audits:
         for f in a.unexplained:
-            console.print(f"[bold]{a.drill}[/bold] {kind_label(f.kind)} [cyan]{f.id}[/cyan]: {f.description} "
+            console.print(f"[bold]{a.drill}[/bold] {kind_label(f.kind)} [cyan]{f.id}[/cyan]: {description(f)} "
                           f"({verdict_label(f.verdict)}, {score_text(f)})", markup=True, highlight=False)
             if f.detail and f.kind != "mutant":
                 console.print("    " + f.detail, markup=False, highlight=False)
@@ -59,11 +61,22 @@ def print_tables(audits: list[DrillAudit], console: Console) -> None:
                 console.print("    " + f.error[-400:], markup=False, highlight=False)
         for entry in a.stale:
             console.print(_("{drill}: the acceptance of {entry} matches nothing the audit found (remove it)",
-                            drill=a.drill, entry=entry))
+                            drill=a.drill, entry=entry), markup=False, highlight=False)
+        if a.routes_hunted and not a.routes_complete:
+            console.print(_("{drill}: the route hunt stopped at its budget after {count} callables "
+                            "(--route-budget for a whole hunt)", drill=a.drill, count=a.routes_tried),
+                          markup=False, highlight=False)
+
+
+def description(f: Finding) -> str:
+    """What a finding changed or used, in the command's language where it is words."""
+    message = Message.from_json(f.message) if f.message is not None else None
+    return i18n.current().message(message) if message is not None else f.description
 
 
 def as_json(audits: list[DrillAudit], seed: int) -> dict:
     return {"seed": seed, "unexplained": sum(len(a.unexplained) for a in audits),
+            "failing": sum(a.failing for a in audits),
             "drills": [{**a.summary(), "stale": a.stale, "routes_hunted": a.routes_hunted,
                         "routes_not_hunted": a.routes_not_hunted, "routes_tried": a.routes_tried,
                         "routes_complete": a.routes_complete, "hunt_crashed": a.hunt_crashed,
@@ -75,7 +88,7 @@ def write(audits: list[DrillAudit], out: Path, seed: int, lang: i18n.Lang) -> tu
     out.mkdir(parents=True, exist_ok=True)
     data = as_json(audits, seed)
     json_path, html_path = out / "audit.json", out / "audit.html"
-    json_path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    _write(json_path, json.dumps(data, indent=1, ensure_ascii=False))
     t = i18n.translator(lang)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE.parent)), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
@@ -84,6 +97,14 @@ def write(audits: list[DrillAudit], out: Path, seed: int, lang: i18n.Lang) -> tu
     with i18n.speaking(lang):
         html = env.get_template(TEMPLATE.name).render(
             audits=audits, data=data, lang=lang.html, verdict_label=verdict_label, kind_label=kind_label,
-            score_text=score_text)
-    html_path.write_text(html, encoding="utf-8")
+            score_text=score_text, description=description)
+    _write(html_path, html)
     return json_path, html_path
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: two audits writing one folder leave one's file, never a mix."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)

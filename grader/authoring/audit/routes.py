@@ -49,15 +49,18 @@ NAMESPACES = (
     "torch.amp.grad_scaler", "torch.nn.utils.rnn", "torch.utils.data", "torch.masked",
     "torch._refs", "torch._refs.nn.functional", "torch._refs.special", "torch._refs.linalg", "torch._refs.fft",
     "torch._decomp.decompositions", "torch._prims", "torch._prims_common",
-    "torch.distributed.fsdp.sharded_grad_scaler",
+    "torch.distributed.fsdp.sharded_grad_scaler", "torch.nn.utils", "torch.nn.utils.fusion",
+    "torch.nn.utils.parametrize", "torch.nn.utils.clip_grad", "torch.nn.init", "torch.ao.nn.intrinsic",
+    "torch.ao.quantization.fuse_modules",
 )
 # names never called: they change the process (global state, files, threads) or wait on the world
 _SKIP_PARTS = ("set_", "seed", "save", "load", "compile", "export", "jit", "cuda", "mps", "xpu", "distributed",
                "hub", "profil", "backends", "onnx", "package", "multiprocessing", "thread", "_dynamo", "_inductor",
-               "deterministic", "default", "record", "sleep", "wait", "register", "hook", "print", "warn", "trace",
+               "deterministic", "default", "record", "sleep", "wait", "register", "hook", "print", "warn",
                "script", "fork", "spawn", "lib", "storage", "share", "pin_memory", "file", "open", "write",
-               "enable", "disable", "flag", "global", "module_load", "mode", "vmap_impl", "_C")
-_SKIP_EXACT = frozenset({"manual_seed", "empty_cache", "no_grad", "inference_mode", "autocast", "grad",
+               "enable", "disable", "flag", "global", "module_load", "vmap_impl")
+_SKIP_EXACT = frozenset({"manual_seed", "empty_cache", "no_grad", "inference_mode", "autocast", "grad", "jit_trace",
+                         "symbolic_trace", "settrace", "set_mode", "TorchFunctionMode", "TorchDispatchMode",
                          "__init__", "__new__", "__del__", "__setattr__", "__delattr__", "__init_subclass__"})
 CALL_TIMEOUT_S = 0.5
 EXAMPLES_PER_FUNCTION = 4
@@ -184,14 +187,15 @@ def candidates() -> Iterator[tuple[str, Callable]]:
     for name in sorted(dir(torch.Tensor)):
         if not _skipped(name) and not name.startswith("__"):
             obj = getattr(torch.Tensor, name, None)
-            if callable(obj):
+            if callable(obj) and id(obj) not in seen:
+                seen.add(id(obj))
                 yield f"torch.Tensor.{name}", obj
     for path, cls in classes:
         for name, obj in sorted(vars(cls).items()):
             if _skipped(name) or (name.startswith("__") and name.endswith("__")):
                 continue
             function = obj.__func__ if isinstance(obj, classmethod | staticmethod) else obj
-            if inspect.isfunction(function) and id(function) not in seen:
+            if (inspect.isfunction(function) or inspect.ismethoddescriptor(function)) and id(function) not in seen:
                 seen.add(id(function))
                 yield f"{path}.{name}", function
 
@@ -261,6 +265,9 @@ def same(got: Any, want: Any) -> bool:
                 and all(same(g, w) for g, w in zip(got, want)))
     if isinstance(want, dict):
         return isinstance(got, dict) and got.keys() == want.keys() and all(same(got[k], want[k]) for k in want)
+    if isinstance(want, torch.nn.Module):  # a module: its class and every parameter and buffer
+        return (type(got) is type(want) and isinstance(got, torch.nn.Module)
+                and same(dict(got.state_dict()), dict(want.state_dict())))
     return False
 
 

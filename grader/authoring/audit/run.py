@@ -29,9 +29,11 @@ from pathlib import Path
 from grader.authoring.audit import accepted, do_nothing, mutants
 from grader.authoring.audit.grading import Candidate, Graded, grade_all
 from grader.authoring.audit.routes import Route
+from grader.core.errors import UsageError
+from grader.core.i18n import Message, _
 
 ROUTE_BUDGET_S = 60.0  # seconds of calls per drill's hunt
-ROUTES_GRADED = 12     # at most this many routes per drill are graded in the sandbox
+ROUTES_GRADED = 40     # at most this many routes per drill are graded; more is an unexplained finding
 
 
 @dataclass
@@ -40,7 +42,7 @@ class Finding:
 
     kind: str            # reference (the control), mutant, do-nothing, route
     id: str
-    description: str
+    description: str     # in English: what an acceptance names
     detail: str = ""     # a mutant's diff, a route's call
     score: float = 0.0
     max_score: float = 0.0
@@ -50,6 +52,7 @@ class Finding:
     error: str = ""      # why it could not be graded
     accepted: str = ""   # the reason the drill's audit file gives for accepting it
     seconds: float = 0.0
+    message: dict | None = None  # the description as a kept message (grader.core.i18n.Message), for another language
 
     @property
     def unexplained(self) -> bool:
@@ -64,7 +67,7 @@ class DrillAudit:
     routes_hunted: list[str] = field(default_factory=list)
     routes_not_hunted: list[str] = field(default_factory=list)
     routes_tried: int = 0
-    routes_complete: bool = True
+    routes_complete: bool = False
     hunt_crashed: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)   # acceptances that matched nothing found
     seconds: float = 0.0
@@ -76,6 +79,11 @@ class DrillAudit:
     def unexplained(self) -> list[Finding]:
         return [f for f in self.findings if f.unexplained]
 
+    @property
+    def failing(self) -> int:
+        """What makes the audit fail: unexplained findings and stale acceptances."""
+        return len(self.unexplained) + len(self.stale)
+
     def summary(self) -> dict[str, object]:
         m, d, r = self.of("mutant"), self.of("do-nothing"), self.of("route")
         return {"drill": self.drill, "mutants": self.mutants_total, "mutants_graded": len(m),
@@ -83,7 +91,8 @@ class DrillAudit:
                 "accepted": sum(bool(f.accepted) for f in self.findings),
                 "do_nothing": len(d), "do_nothing_zero": sum(f.verdict == "zero" for f in d),
                 "routes": len(r), "routes_closed": sum(f.verdict == "closed" for f in r),
-                "unexplained": len(self.unexplained), "seconds": round(self.seconds, 1)}
+                "unexplained": len(self.unexplained), "stale": len(self.stale), "seconds": round(self.seconds, 1),
+                "routes_tried": self.routes_tried, "routes_complete": self.routes_complete}
 
 
 @dataclass(frozen=True)
@@ -108,26 +117,37 @@ def audit(course: Path, drills: list[str], plan: Plan,
         findings[key] = (a, finding)
 
     for drill, a in audits.items():
-        reference = course / "reference" / f"{drill}.py"
-        ref_source = reference.read_text(encoding="utf-8")
+        reference, stub_path = course / "reference" / f"{drill}.py", course / "exercises" / f"{drill}.py"
+        ref_source, stub = _read(reference), _read(stub_path)
+        if not do_nothing.public_functions(stub):
+            raise UsageError(_("{path}: the stub has no public function to audit", path=stub_path))
         # the control: the reference under the audit's own settings must keep every point
         add(a, Finding("reference", "reference", "the reference itself"), ref_source)
-        every = mutants.mutants(ref_source, str(reference))
+        try:
+            every = mutants.mutants(ref_source, str(reference))
+        except SyntaxError as exc:
+            raise UsageError(_("{path}, line {line}: SyntaxError: {error}", path=reference, line=exc.lineno,
+                               error=exc.msg)) from None
         a.mutants_total = len(every)
         chosen = every if plan.mutants is None or plan.mutants >= len(every) else \
             sorted(random.Random(f"{plan.seed}:{drill}").sample(every, plan.mutants), key=lambda m: m.line)
         for m in chosen:
-            add(a, Finding("mutant", m.id, m.description, m.diff), m.source)
-        stub = (course / "exercises" / f"{drill}.py").read_text(encoding="utf-8")
+            add(a, Finding("mutant", m.id, m.description, m.diff,
+                           message=m.message.to_json() if m.message is not None else None), m.source)
         for answer in do_nothing.answers(stub, ref_source, reference, plan.seed):
             add(a, Finding("do-nothing", answer.id, ", ".join(f"{f}: {k}" for f, k in answer.kinds.items())),
                 answer.source)
     if plan.routes:
         for a, routes in _hunt_all(course, list(audits.values()), plan, progress):
-            stub = (course / "exercises" / f"{a.drill}.py").read_text(encoding="utf-8")
+            stub = _read(course / "exercises" / f"{a.drill}.py")
             for route in routes[:ROUTES_GRADED]:
-                add(a, Finding("route", route.id, f"{route.function} answered by {route.path}", _call_text(route)),
+                answered = Message("{function} answered by {path}", {"function": route.function, "path": route.path})
+                add(a, Finding("route", route.id, str(answered), _call_text(route), message=answered.to_json()),
                     route_source(stub, route))
+            if len(routes) > ROUTES_GRADED:
+                a.findings.append(Finding("route", "more", str(Message("{count} more routes, not graded",
+                                                                       {"count": len(routes) - ROUTES_GRADED})),
+                                          verdict="error", error=", ".join(r.id for r in routes[ROUTES_GRADED:])))
 
     done, total = 0, len(candidates)
 
@@ -154,6 +174,13 @@ def audit(course: Path, drills: list[str], plan: Plan,
     return list(audits.values())
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(_("{path}: cannot be read: {error}", path=path, error=exc)) from None
+
+
 def _judge(finding: Finding, g: Graded) -> None:
     finding.score, finding.max_score, finding.failed, finding.seconds = g.score, g.max_score, g.failed, g.seconds
     finding.stopped = g.stopped
@@ -173,15 +200,20 @@ def _judge(finding: Finding, g: Graded) -> None:
 
 
 def _apply_acceptances(course: Path, a: DrillAudit) -> None:
+    """Accept what the drill's audit file names: a surviving mutant with the same id
+    and change, an open route with the same id. An acceptance that matches nothing
+    (or a killed mutant, a closed route) is stale, where the audit met all it could
+    name: every mutant graded, the routes hunted to the end."""
     accepts = accepted.read(course, a.drill)
     used: set[tuple[str, str]] = set()
     for f in a.findings:
         acceptance = accepts.get((f.kind, f.id))
-        if acceptance is not None:
-            used.add((f.kind, f.id))
-            if f.unexplained:
-                f.accepted = acceptance.reason
-    # an acceptance matched nothing: stale, where the audit would have met what it names
+        if acceptance is None or f.verdict not in ("survived", "open"):
+            continue
+        if f.kind == "mutant" and acceptance.change != f.description:
+            continue  # the id now names another change: the acceptance no longer applies
+        used.add((f.kind, f.id))
+        f.accepted = acceptance.reason
     every_mutant = len(a.of("mutant")) == a.mutants_total
     a.stale = [f"{kind} {id_}" for (kind, id_) in accepts if (kind, id_) not in used
                and (kind != "mutant" or every_mutant) and (kind != "route" or a.routes_complete)]
@@ -199,17 +231,21 @@ def _hunt_all(course: Path, audits: list[DrillAudit], plan: Plan,
         budget = plan.route_budget_s * len(group)
         with tempfile.TemporaryDirectory(prefix="torchdrill-hunt-") as tmp:
             out = Path(tmp) / "routes.json"
-            proc = subprocess.run([sys.executable, "-m", "grader.authoring.audit.routes", str(course), str(out),
-                                   str(budget), *(a.drill for a in group)], capture_output=True, text=True,
-                                  env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=budget * 3 + 300)
-            found = json.loads(out.read_text()) if proc.returncode == 0 and out.is_file() else None
+            try:
+                proc = subprocess.run([sys.executable, "-m", "grader.authoring.audit.routes", str(course), str(out),
+                                       str(budget), *(a.drill for a in group)], capture_output=True, text=True,
+                                      env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=budget * 3 + 300)
+                found = json.loads(out.read_text()) if proc.returncode == 0 and out.is_file() else None
+                why = (proc.stderr or proc.stdout)[-800:]
+            except subprocess.TimeoutExpired:
+                found, why = None, f"the hunt ran past {budget * 3 + 300:.0f} s of wall time"
         share = (time.monotonic() - start) / len(group)
         hunted: list[tuple[DrillAudit, list[Route]]] = []
         for a in group:
             a.seconds += share
             if found is None:
                 a.findings.append(Finding("route", "hunt", "the route hunt could not run", verdict="error",
-                                          error=(proc.stderr or proc.stdout)[-800:]))
+                                          error=why))
                 hunted.append((a, []))
                 continue
             mine = found[a.drill]
