@@ -151,8 +151,8 @@ def _node_sites(node: Any) -> Iterator[_Site]:
     elif isinstance(node, ast.Slice):
         for part in ("lower", "upper"):
             if getattr(node, part) is not None:
-                words = Message("a slice's lower bound + 1") if part == "lower" else Message("a slice's upper bound + 1")
-                yield _Site("bound", node, words,
+                bound = Message("a slice's lower bound + 1") if part == "lower" else Message("a slice's upper bound + 1")
+                yield _Site("bound", node, bound,
                             lambda n, part=part: _with(n, part, ast.BinOp(getattr(n, part), ast.Add(), ast.Constant(1))))
     elif isinstance(node, ast.Call):
         yield from _call_sites(node)
