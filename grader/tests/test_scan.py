@@ -235,6 +235,8 @@ FLAGGED_MUTANTS = {
     "nn/fuse_conv_bn/uses_torch_fuser.py": {"torch.nn.utils.fusion.fuse_conv_bn_eval"},
     "nn/pool2d/uses_f_pooling.py": {"F.max_pool2d", "F.avg_pool2d"},
     "tensors/broadcast/uses_broadcast_shapes.py": {"torch.broadcast_shapes", "Tensor.expand"},
+    "tensors/contiguity/asks_torchs_own_helpers.py": {"torch._prims_common.make_contiguous_strides_for",
+                                                      "torch.fx.experimental.sym_node.sympy_is_contiguous"},
     "tensors/one_hot/uses_f_one_hot.py": {"F.one_hot"},
     "tensors/repeat_interleave/uses_tensor_method.py": {"Tensor.repeat_interleave"},
     "tensors/scatter/uses_torch_scatter.py": {"torch.gather", "Tensor.scatter"},

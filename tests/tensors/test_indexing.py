@@ -203,6 +203,21 @@ def test_index_select_refuses_index_out_of_range(impl, case, data):
             impl.index_select(fresh(x), dim, bad)
 
 
+@settings(max_examples=12)
+@given(select_cases(min_index=1), fill_cases(min_index=1), st.data())
+def test_a_dim_out_of_range_raises_index_error(impl, select, fill, data):
+    """index_select and index_fill as torch: a dim outside [-x.dim(), x.dim()) is an
+    IndexError, the first one past either end included (a wrapped dim picks another axis)."""
+    for name, case, call, ordinary_call in (
+            ("index_select", select, lambda x, d, c: impl.index_select(x, d, c[2]), ordinary_index_select),
+            ("index_fill", fill, lambda x, d, c: impl.index_fill(x, d, c[2], c[3]), ordinary_index_fill)):
+        x, ndim = case[0], case[0].dim()
+        bad_dim = data.draw(sampled((ndim, -ndim - 1, ndim + 1)), label=f"{name} bad dim")
+        with ordinary_call(impl, case, "the same case with a dim in range"):
+            with expect_raises(IndexError, when=f"{name} with dim={bad_dim} for a {ndim}-d x"):
+                call(fresh(x), bad_dim, case)
+
+
 # ------------------------------------------------------------------ masked_select
 
 @pytest.mark.weight(2)
