@@ -159,16 +159,20 @@ def _course_copy(tmp_path: Path) -> Path:
     return course
 
 
+def _without(source: str, name: str) -> str:
+    """``source`` without the test function ``name`` (its decorators included)."""
+    start = source.rindex("\n\n", 0, source.index(f"def {name}("))
+    end = source.find("\ndef ", source.index("\n", start + 2) + 1)
+    return source[:start] + (source[source.rindex("\n\n", 0, end):] if end >= 0 else "\n")
+
+
 def test_the_audit_fails_on_a_drill_that_lost_a_property(tmp_path):
+    """Without its no-shapes property, broadcast's audit meets the mutant whose empty
+    broadcast has one dim (max(..., default=1)), which nothing else catches."""
     course = _course_copy(tmp_path)
-    test = course / "tests/tensors/test_one_hot.py"
-    source = test.read_text()
-    start = source.index("def test_negative_label_raises_value_error")
-    start = source.rindex("\n\n", 0, start)
-    end = source.index("\ndef ", source.index("\n", start + 2) + 1)
-    end = source.rindex("\n\n", 0, end)
-    test.write_text(source[:start] + source[end:])
-    code, data, output = _audit(course, tmp_path / "out", "tensors/one_hot", "--no-routes")
+    test = course / "tests/tensors/test_broadcast.py"
+    test.write_text(_without(test.read_text(), "test_no_shapes_broadcast_to_a_scalar"))
+    code, data, output = _audit(course, tmp_path / "out", "tensors/broadcast", "--no-routes")
     survivors = [f["id"] for f in data["drills"][0]["findings"] if f["verdict"] == "survived" and not f["accepted"]]
     assert code == 1 and survivors, output[-3000:]
 
