@@ -111,8 +111,6 @@ def _constant_changes(node: Any) -> list[tuple[ast.AST, str]]:
     if isinstance(value, float):
         changed = value * 2 if value else 1.0
         return [(ast.Constant(changed), f"{value!r} -> {changed!r}")]
-    if value is None:
-        return []
     return []
 
 
@@ -233,23 +231,17 @@ def _with_arg(call: ast.Call, i: int, value: ast.expr) -> ast.Call:
 
 
 class _Replace(ast.NodeTransformer):
-    """Replace one node (found by identity in a fresh parse) with ``apply(node)``."""
+    """Replace the node at ``position`` in the visiting order of a fresh parse (the
+    same order as ``_visit_order`` of the first) with ``apply(node)``."""
 
-    def __init__(self, target: tuple[str, int, int, int], apply: Callable[[Any], Any], index: int):
-        self.target, self.apply, self.index, self.seen, self.done = target, apply, index, 0, False
+    def __init__(self, position: int, apply: Callable[[Any], Any]):
+        self.position, self.apply, self.seen = position, apply, 0
 
     def visit(self, node: ast.AST) -> Any:
-        if not self.done and _key(node) == self.target:
-            if self.seen == self.index:
-                self.done = True
-                return self.apply(node)
-            self.seen += 1
+        here, self.seen = self.seen, self.seen + 1
+        if here == self.position:
+            return self.apply(node)
         return super().visit(node)
-
-
-def _key(node: ast.AST) -> tuple[str, int, int, int]:
-    return (type(node).__name__, getattr(node, "lineno", -1), getattr(node, "col_offset", -1),
-            getattr(node, "end_col_offset", -1))
 
 
 def mutants(source: str, filename: str = "reference.py") -> list[Mutant]:
@@ -259,17 +251,13 @@ def mutants(source: str, filename: str = "reference.py") -> list[Mutant]:
     found: list[Mutant] = []
     seen_sources: set[str] = set()
     counts: dict[tuple[str, int, int], int] = {}
+    position = {id(node): i for i, node in enumerate(_visit_order(tree))}
     for site in _sites(tree):
-        key = _key(site.node)
-        # the same node can be visited once per site kind; count sites per (operator, position)
-        k = counts.get((site.operator, key[1], key[2]), 0)
-        counts[site.operator, key[1], key[2]] = k + 1
-        index = sum(1 for other in _same_key_before(tree, site.node))
-        fresh = ast.parse(source)
-        replacer = _Replace(key, site.apply, index)
-        mutated = replacer.visit(fresh)
-        if not replacer.done:
-            continue
+        line, col = getattr(site.node, "lineno", -1), getattr(site.node, "col_offset", -1)
+        # several sites of one kind can share a position (a chain of calls): number them
+        k = counts.get((site.operator, line, col), 0)
+        counts[site.operator, line, col] = k + 1
+        mutated = _Replace(position[id(site.node)], site.apply).visit(ast.parse(source))
         ast.fix_missing_locations(mutated)
         try:
             text = ast.unparse(mutated)
@@ -281,21 +269,10 @@ def mutants(source: str, filename: str = "reference.py") -> list[Mutant]:
         seen_sources.add(text)
         diff = "".join(difflib.unified_diff((base + "\n").splitlines(keepends=True),
                                             (text + "\n").splitlines(keepends=True), "reference", "mutant", n=1))
-        found.append(Mutant(f"{site.operator}@{key[1]}:{key[2]}#{k}", site.operator, key[1],
+        found.append(Mutant(f"{site.operator}@{line}:{col}#{k}", site.operator, line,
                             str(site.description), text + "\n", diff,
                             site.description if isinstance(site.description, Message) else None))
     return found
-
-
-def _same_key_before(tree: ast.Module, node: ast.AST) -> Iterator[ast.AST]:
-    """Nodes visited before ``node`` in a NodeTransformer walk that share its key (a
-    Constant and its parent can share a position): counted so the fresh parse finds it."""
-    key = _key(node)
-    for other in _visit_order(tree):
-        if other is node:
-            return
-        if _key(other) == key:
-            yield other
 
 
 def _visit_order(node: ast.AST) -> Iterator[ast.AST]:
