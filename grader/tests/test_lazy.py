@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.authoring.audit.do_nothing import public_functions
 from grader.core.results_json import Results
 from grader.core.syllabus import exercise_tests
 from grader.tests.grading import REPO, exercise, run_grade
@@ -46,8 +47,7 @@ CASES = [(drill, k, path) for drill, paths in BY_DRILL.items() for k, path in en
 
 def stub_functions(drill: str) -> list[str]:
     """The public functions of a drill's stub in ``exercises/``."""
-    tree = ast.parse((REPO / "exercises" / f"{drill}.py").read_text(encoding="utf-8"))
-    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+    return public_functions((REPO / "exercises" / f"{drill}.py").read_text(encoding="utf-8"))
 
 
 def test_every_drill_has_the_do_nothing_variants():

@@ -50,7 +50,6 @@ class Graded:
     score: float = 0.0
     max_score: float = 0.0
     failed: list[str] = field(default_factory=list)    # properties that failed, erred or timed out
-    passed: list[str] = field(default_factory=list)
     error: str | None = None                           # the grader could not grade it
     seconds: float = 0.0
     stopped: bool = False                              # stopped at the first failure: the score is not known
@@ -197,7 +196,6 @@ def _grade_batch(course: Path, candidates: Iterable[Candidate]) -> Iterator[Grad
             tests = exercise["tests"]
             yield Graded(candidate.key, float(exercise["score"]), float(exercise["max_score"]),
                          sorted({_base(t["name"]) for t in tests if t["outcome"] not in (PASSED, NOT_RUN, NOT_ATTEMPTED)}),
-                         sorted({_base(t["name"]) for t in tests if t["outcome"] == PASSED}),
                          seconds=time.perf_counter() - start)
 
 
