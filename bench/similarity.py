@@ -13,7 +13,17 @@ first N/2 and on all N submissions, and prints from that one run the cost per
 submission, its ratio to a submission's grading (grade-all with one worker, as
 docs/benchmarks.md records it), and how the cost grows from N/2 to N (pairs grow as N²).
 
-Run from the repository root: `python bench/similarity.py [-n 100]`.
+``--oversized`` measures the bounds instead (``similarity.COMPARED_FILE_BYTES``,
+``COMPARED_SUBMISSION_BYTES``): a class of 5 (the same kinds of files), then the same
+class with one student's ``tensors/one_hot.py`` the reference followed by functions
+nobody calls, up to 1,000,000 bytes (it still scores full marks), each analysed with
+the bounds and without them (as before they existed); and with the bounds, the class
+with one student exactly at both (8 of their drill files padded to 64 KiB each: 512 KiB,
+the most the analysis reads of anyone). It prints the fastest and the slowest of
+``--repeat`` runs of each.
+
+Run from the repository root: `python bench/similarity.py [-n 100]`, or
+`python bench/similarity.py --oversized`.
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from grader.classroom import similarity  # noqa: E402
 from grader.classroom.classgrade import pristine_stubs  # noqa: E402
-from grader.tests.classroom import MUTANTS, disguise, drills  # noqa: E402
+from grader.tests.classroom import MUTANTS, disguise, drills, padded  # noqa: E402
 
 GRADING_S = 432.2 / 16  # docs/benchmarks.md: grade-all, one worker, sandboxed: seconds per submission
 INDEPENDENT = REPO / "grader" / "tests" / "data" / "similarity"
@@ -61,18 +71,65 @@ def make(n: int) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
     return sources, kinds
 
 
-def timed(sources: dict[str, dict[str, str]], results: dict) -> tuple[float, dict]:
+def timed(sources: dict[str, dict[str, str]], results: dict,
+          every_drill: bool = False) -> tuple[float, dict]:
+    """Seconds the analysis takes, and what it found: of the drills in ``results`` (6 of
+    them), or with ``every_drill`` of every drill of the course, as grade-all compares."""
     stubs = pristine_stubs(REPO)
     current = {sid: results for sid in sources}
     started = time.perf_counter()
-    found = similarity.analyse(current, sources, stubs)
+    found = similarity.analyse(current, sources, stubs, drills=drills() if every_drill else None)
     return time.perf_counter() - started, found
+
+
+OVERSIZED = "tensors/one_hot"  # the drill whose file --oversized pads
+OVERSIZED_BYTES = 1_000_000
+
+
+def oversized(repeat: int) -> None:
+    """The similarity step of a class of 5 (every drill compared, as grade-all does), with
+    and without a 1 MB file, with and without the bounds: the fastest and slowest of
+    ``repeat`` runs of each."""
+    sources, _ = make(5)
+    results = json.loads((REPO / "grader" / "tests" / "data" / "half_finished_results.json").read_text())
+    similarity.analyse({"a": results, "b": results}, {}, {})  # imports paid here
+    big = {sid: dict(files) for sid, files in sources.items()}
+    student = sorted(big)[0]
+    big[student][f"{OVERSIZED}.py"] = padded((REPO / "reference" / f"{OVERSIZED}.py").read_text(), OVERSIZED_BYTES)
+    bounds = (similarity.COMPARED_FILE_BYTES, similarity.COMPARED_SUBMISSION_BYTES)
+    full = {sid: dict(files) for sid, files in sources.items()}
+    for drill in drills()[:bounds[1] // bounds[0]]:
+        full[student][f"{drill}.py"] = padded((REPO / "reference" / f"{drill}.py").read_text(), bounds[0])
+    print(f"a class of 5, {len(drills())} drills; {student}'s {OVERSIZED}.py padded to {OVERSIZED_BYTES:,} bytes; "
+          f"bounds {bounds[0] // 1024} KiB a file, {bounds[1] // 1024} KiB a submission; {repeat} runs each")
+    for label, bounded in (("without the bounds (before)", False), ("with the bounds", True)):
+        if not bounded:
+            similarity.COMPARED_FILE_BYTES = similarity.COMPARED_SUBMISSION_BYTES = 2**62
+        cases = [("no large file", sources), ("one 1 MB file", big)]
+        if bounded:
+            cases.append((f"one student at both bounds ({bounds[1] // bounds[0]} files of {bounds[0] // 1024} KiB)",
+                          full))
+        for name, class_sources in cases:
+            runs = []
+            for _ in range(repeat):
+                seconds, found = timed(class_sources, results, every_drill=True)
+                runs.append(seconds)
+            skipped = ", ".join(f"{s['student']}'s {s['file']}" for s in found.get("skipped", [])) or "nothing"
+            print(f"{label}, {name}: {min(runs):.2f}-{max(runs):.2f} s (left out: {skipped})")
+        similarity.COMPARED_FILE_BYTES, similarity.COMPARED_SUBMISSION_BYTES = bounds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=100, help="synthetic submissions (default 100)")
-    n = parser.parse_args().n
+    parser.add_argument("--oversized", action="store_true",
+                        help="time a class of 5 with and without a 1 MB file, with and without the bounds")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each, with --oversized (default 3)")
+    args = parser.parse_args()
+    if args.oversized:
+        oversized(args.repeat)
+        return
+    n = args.n
     sources, kinds = make(n)
     results = json.loads((REPO / "grader" / "tests" / "data" / "half_finished_results.json").read_text())
     similarity.analyse({"a": results, "b": results}, {}, {})  # imports (copydetect, pygments) paid here

@@ -363,11 +363,16 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
                           "it grade-all refuses and names what is missing"))
     g.add_argument("--format", action="append", choices=["gradescope"],
                    help=_("also write DIR/gradescope/ID.json for every student"))
-    g.add_argument("--times", metavar="FILE|zip",
+    g.add_argument("--times", metavar="FILE",
                    help=_("when each submission was handed in, for the late penalties of course.toml's "
-                          "[[assignments]]: a CSV of student,time, or 'zip' for a zip's newest member; "
-                          "without it, ID.timestamp.txt beside an entry or ID/timestamp.txt inside it "
-                          "(nbgrader's convention), else no time (never late)"))
+                          "[[assignments]]: a CSV of student,time rows (trusted, first); then nbgrader's "
+                          "ID.timestamp.txt beside the entry (trusted); else no time (never late). A zip's "
+                          "member dates are never read: any zip tool sets them"))
+    g.add_argument("--student-timestamps", action="store_true",
+                   help=_("also read ID/timestamp.txt inside a folder entry (where nbgrader's collect "
+                          "leaves the one its submit wrote on the student's machine) when no trusted time "
+                          "names the student: the student's word, marked as such in the gradebook, "
+                          "class.html, grades.csv and the student's report"))
     g.add_argument("--no-similarity", action="store_true",
                    help=_("skip the similarity evidence (class.html's Similarity section, "
                           "DIR/similarity.csv): pairs of students whose code or wrong answers look "
@@ -416,7 +421,8 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     when.add_argument("--days", type=float, metavar="N",
                       help=_("N days after the assignment's due date (follows the due date if it moves)"))
     when.add_argument("--clear", action="store_true", help=_("remove the student's extension"))
-    e.add_argument("--reason", metavar="TEXT", help=_("why (kept in the gradebook, shown in the report)"))
+    e.add_argument("--reason", metavar="TEXT", help=_("why (kept in the gradebook, shown in the report; left "
+                                                      "out, the reason in force is kept)"))
     _decided_by(e)
     e.set_defaults(run=term_commands.cmd_extend)
 
@@ -444,7 +450,8 @@ def _override(sub: argparse._SubParsersAction) -> None:
     o.add_argument("target", metavar="DRILL|ASSIGNMENT",
                    help=_("a drill (tensors/one_hot, or its name) or an assignment's name"))
     o.add_argument("points", metavar="POINTS", nargs="?", help=_("the points to set (0 or more)"))
-    o.add_argument("--reason", metavar="TEXT", help=_("why (required to set one; the student sees it)"))
+    o.add_argument("--reason", metavar="TEXT", help=_("why (the student sees it; needed for a first override, "
+                                                      "left out later the reason in force is kept)"))
     o.add_argument("--clear", action="store_true", help=_("remove the override"))
     _decided_by(o)
     o.set_defaults(run=term_commands.cmd_override)

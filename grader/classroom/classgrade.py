@@ -25,10 +25,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -41,7 +41,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from grader.classroom import gradebook, gradeproc, similarity, term
+from grader.classroom import gradebook, gradeproc, similarity, term, term_tables
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
 from grader.classroom.publishing import publish, write_student
@@ -55,13 +55,14 @@ from grader.core.layout import ClassLayout
 from grader.core.results_json import Results, fold, replace_exercises
 from grader.core.stubs import stub_source
 from grader.core.syllabus import exercise_tests, find_course
+from grader.core.term_grades import SubmissionTime
 from grader.grading import options
 from grader.grading.pipeline import grading_args
 from grader.intake import notebooks, times
 from grader.intake.archives import pack
-from grader.intake.reader import Entry, discover
+from grader.intake.reader import Entry, discover, screen_lookalikes
 from grader.intake.submission import from_entry
-from grader.reports import student_report
+from grader.reports import present, similarity_view, student_report
 from grader.sandbox import confine
 
 
@@ -72,6 +73,7 @@ class Tally:
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # not a submission
+    time_problems: dict[str, str] = field(default_factory=dict)  # graded with no time: its time was unreadable
     failed: dict[str, str] = field(default_factory=dict)  # the grader could not grade it
 
 
@@ -95,18 +97,24 @@ class ClassGrading:
         self.stubs = notebooks.drill_functions(course, sorted(exercise_tests(course)))  # read once for the class
         self.sources: dict[str, dict[str, bytes]] = {}  # student -> files graded (similarity)
         self.tally = Tally()
-        self.when: Callable[[Entry], tuple[datetime, str] | None] = lambda entry: None
+        self.when: Callable[[Entry], times.Found | None] = lambda entry: None
         self.term_assignments: list[str] = []  # the assignments whose drills this run grades
-        self.times: dict[str, dict[str, tuple[str, str]]] = {}  # student -> assignment -> (when, from)
+        self.times: dict[str, dict[str, SubmissionTime]] = {}  # student -> assignment -> when, from, trust
 
-    def use_times(self, when: Callable[[Entry], tuple[datetime, str] | None], course: Path) -> None:
-        """Read each entry's submission time with ``when``; it is recorded for every
-        assignment with a drill this run grades."""
+    def use_times(self, when: Callable[[Entry], times.Found | None], course: Path) -> None:
+        """Read each entry's submission time with ``when`` (``times.Reader.time_of``); it
+        is recorded for every assignment with a drill this run grades. A time ``when``
+        cannot read (``times.TimeProblem``) is that entry's problem: it is graded with
+        no time, and the problem is reported and recorded for it."""
         self.when = when
         self.term_assignments = [a.name for a in term.assignments_of(course) if set(a.drills) & self.wanted]
 
     def plan(self, book: Gradebook, entries: list[Entry], gpu: bool) -> list[Job]:
+        # ids that look alike (in this folder, or like a student of the gradebook) are refused
+        for warning in screen_lookalikes(entries, known=book.students()):
+            self.console.print(f"[yellow]{warning}[/]", highlight=False)
         current = book.current()
+        recorded_problems = book.problems()
         stub_paths = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
                       for drill in self.wanted}
         stubs = {rel: path.read_bytes() for rel, path in stub_paths.items() if path.is_file()}
@@ -120,9 +128,9 @@ class ClassGrading:
             files = dict(submission.files)
             self.sources[entry.student] = files
             digest = submission.content_hash
-            found = self.when(entry) if self.term_assignments else None
+            found = self._time_of(book, entry) if self.term_assignments else None
             if found is not None:
-                self.times[entry.student] = {a: (found[0].isoformat(), found[1]) for a in self.term_assignments}
+                self.times[entry.student] = {a: found.recorded() for a in self.term_assignments}
             earlier = (current[entry.student]
                        if book.is_graded(entry.student, digest, self.suite) else None)
             if earlier is not None and not self.force \
@@ -130,6 +138,10 @@ class ClassGrading:
                 self.tally.skipped.append(entry.student)
                 if entry.student in self.times:  # graded before its time was known: keep a known one
                     book.record_times(entry.student, self.times[entry.student], replace=False)
+                if entry.student in self.tally.time_problems:
+                    book.record_problem(entry.student, self._time_problem(entry.student))
+                elif entry.student in recorded_problems:  # the entry reads well now, and is graded
+                    book.clear_problem(entry.student)
                 continue
             if not self.only or self.force:
                 earlier = None  # nothing of it is kept
@@ -145,6 +157,26 @@ class ClassGrading:
         # call), so the number of drills that differ from their stub is the estimate.
         jobs.sort(key=lambda job: (-job.attempted, job.student, job.task.part))
         return jobs
+
+    def _time_of(self, book: Gradebook, entry: Entry) -> times.Found | None:
+        """The entry's time; None when it has none, or one that cannot be read (the
+        entry's problem, in the tally, saying which time it is graded with)."""
+        try:
+            return self.when(entry)
+        except times.TimeProblem as exc:
+            known = term_tables.inputs(book.connection, [entry.student])[entry.student].times
+            kept = [known[a] for a in self.term_assignments if a in known]
+            self.tally.time_problems[entry.student] = (
+                _("{problem}; the time recorded before still counts: {at} ({source})", problem=exc,
+                  at=kept[0].at, source=kept[0].source) if kept else
+                _("{problem}; graded as never late", problem=exc))
+            self.console.print(f"[yellow]{entry.student}[/]: " + escape(self._time_problem(entry.student)),
+                               highlight=False)
+            return None
+
+    def _time_problem(self, student: str) -> str:
+        """What the gradebook and class.html say of a student whose time was unreadable."""
+        return _("its submission time could not be read: {problem}", problem=self.tally.time_problems[student])
 
     def _problem(self, book: Gradebook, student: str, reason: str) -> None:
         book.record_problem(student, reason)
@@ -200,6 +232,8 @@ class ClassGrading:
         write_student(self.out, self.course, student, results, self.lang)
         book.record(student, job.content_hash, results, wall_s=answer.wall_s,
                     tests_s=answer.tests_s, worker=answer.worker, times=self.times.get(student))
+        if student in self.tally.time_problems:  # after record(), which clears the entry's problem
+            book.record_problem(student, self._time_problem(student))
         self.tally.graded.append(student)
 
     def _failed(self, book: Gradebook, student: str, reason: str) -> None:
@@ -263,10 +297,16 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
     grading = ClassGrading(course, out, template, args.only, args.force, console, secret=drawn,
                            lang=getattr(args, "lang", i18n.Lang.EN))
     zone = assignments.term_zone(course)
-    table = times.read_csv(Path(args.times), zone) if args.times and args.times != times.ZIP_TIMES else None
-    grading.use_times(lambda entry: times.entry_time(entry, zone, table, use_zip=args.times == times.ZIP_TIMES),
-                      course)
+    table = times.read_option(args.times, zone) if args.times else None  # --times zip is refused here
+    reader = times.Reader(folder.resolve(), zone, table, student_files=args.student_timestamps)
+    grading.use_times(reader.time_of, course)
     entries = discover(folder.resolve(), exercise_tests(course))
+    if grading.term_assignments:  # an id mistyped in the instructor's times
+        for warning in [*(table.warnings if table else []), *reader.unused({e.student for e in entries})]:
+            console.print("[yellow]" + _("submission times") + "[/]: " + escape(warning), highlight=False)
+    elif args.times or args.student_timestamps:
+        console.print("[yellow]" + _("submission times") + "[/]: " + escape(_(
+            "not recorded: no [[assignments]] of course.toml has a drill this run grades")), highlight=False)
     gradeproc.remove_stale()
     started = time.perf_counter()
     runner: LocalRunner | DaskRunner = (DaskRunner(args.scheduler) if args.scheduler
@@ -291,7 +331,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
             written = publish(book, out, course, "gradescope" in (args.format or []), found,
                               reuse=not args.no_similarity, graded=grading.tally.graded,
                               lang=getattr(args, "lang", i18n.Lang.EN))
-            current = book.current()
+            current = settled(book, course)
     finally:
         runner.close()
     _summary(grading.tally, current, written, out, time.perf_counter() - started)
@@ -301,7 +341,21 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
         print(_("similarity: {code} code pair(s) and {acts} behaviour pair(s) flagged for a look "
                 "({seconds} s; evidence, never a penalty: see class.html#similarity)", code=code, acts=acts,
                 seconds=f"{found['seconds']:.1f}"))
+        skipped = similarity_view.skipped_lines(found)
+        if skipped:
+            print(_("similarity: {count} file(s) not compared, for their size (listed in class.html#similarity):",
+                    count=len(skipped)))
+            for line in skipped:
+                print(f"  {line}")
     return EXIT_GRADER_FAILED if grading.tally.failed else EXIT_OK
+
+
+def settled(book: Gradebook, course: Path) -> dict[str, Results]:
+    """The gradebook's current results, in a term with each student's term grade (as
+    ``publish`` settled it: nothing changed since, so nothing is recorded again)."""
+    current = book.current()
+    term.settle(book, course, current)
+    return current
 
 
 def pristine_stubs(course: Path) -> dict[str, str]:
@@ -336,14 +390,29 @@ def _summary(tally: Tally, current: Mapping[str, Results], written: dict[str, Pa
                 "grades them again); {problems} not a submission; {failed} could not be graded", **counts))
     for student, reason in sorted({**tally.problems, **tally.failed}.items()):
         print(f"  {student}: {reason.splitlines()[0]}")
+    if tally.time_problems:
+        print(_("{count} submission time(s) could not be read:", count=len(tally.time_problems)))
+        for student, reason in sorted(tally.time_problems.items()):
+            print(f"  {student}: {reason.splitlines()[0]}")
     if current:
-        top = next(iter(current.values()))["max_score"]
-        median = statistics.median(r["score"] for r in current.values())  # as the class report's
-        print(_("class: {count} student(s), median {median} of {top}", count=len(current),
-                median=f"{round(median, 2):g}", top=f"{top:g}"))
+        print(class_line(current))
     print(_("gradebook: {path}", path=ClassLayout(out).gradebook))
     for what, path in written.items():
         print(written_line(what, path))
+
+
+def class_line(current: Mapping[str, Results]) -> str:
+    """The class's median, as the class report's: in a term the final points (the grade),
+    with the raw points graded beside them; otherwise the points graded."""
+    top = next(iter(current.values()))["max_score"]
+    raw = statistics.median(r["score"] for r in current.values())
+    if not any(r.get("term") for r in current.values()):
+        return _("class: {count} student(s), median {median} of {top}", count=len(current),
+                 median=present.number(raw), top=present.number(top))
+    final = statistics.median(r["term"]["final"] if r.get("term") else r["score"] for r in current.values())
+    return _("class: {count} student(s), median final grade {median} of {top} (raw points graded: median {raw})",
+             count=len(current), median=present.number(final), top=present.number(top),
+             raw=present.number(raw))
 
 
 # What ``publishing.publish`` wrote, in the words of its printed line.

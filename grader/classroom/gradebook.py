@@ -46,6 +46,7 @@ from grader.core.errors import UsageError
 from grader.core.i18n import _
 from grader.core.outcomes import PASSED
 from grader.core.results_json import MergeReport, Results, ResultsError, fold, validate
+from grader.core.term_grades import SubmissionTime
 from grader.reports.present import property_points
 
 # "TDGB" as a big-endian 32-bit integer: marks the SQLite file as a torchdrill gradebook
@@ -118,7 +119,7 @@ def _migration_1(db: sqlite3.Connection) -> None:
 
 # MIGRATIONS[i] takes a gradebook from version i to version i + 1. Append only:
 # a released migration is never edited, since gradebooks already carry its result.
-MIGRATIONS: tuple[Migration, ...] = (_migration_1, term_tables.migration_2)
+MIGRATIONS: tuple[Migration, ...] = (_migration_1, term_tables.migration_2, term_tables.migration_3)
 
 
 def current_version() -> int:
@@ -257,13 +258,13 @@ class Gradebook:
 
     def record(self, student: str, content_hash: str, results: Results, *,
                wall_s: float, tests_s: float, worker: str,
-               times: Mapping[str, tuple[str, str]] | None = None) -> int:
+               times: Mapping[str, SubmissionTime | tuple[str, str]] | None = None) -> int:
         """Record a graded submission as the student's current one; returns its id.
 
         One transaction: the student (first time only), the submission with its
         whole results dict, one row per test, the student's other submissions made
-        not current, the submission times (``times``: assignment -> (when, from
-        where)), and the student's problem (if any) cleared. Recording the same
+        not current, the submission times (``times``: assignment -> when, from
+        where, how far trusted), and the student's problem (if any) cleared. Recording the same
         content again (``--force``) adds a new current row: history is kept, and the
         current view still has one submission per student.
         """
@@ -296,9 +297,11 @@ class Gradebook:
             db.execute("DELETE FROM problems WHERE entry = ?", (student,))
         return submission
 
-    def record_times(self, student: str, times: Mapping[str, tuple[str, str]], *, replace: bool = True) -> None:
+    def record_times(self, student: str, times: Mapping[str, SubmissionTime | tuple[str, str]], *,
+                     replace: bool = True) -> None:
         """Record when the student handed in each assignment (``replace=False``: only
-        where no time is known), in one transaction."""
+        where no time is known, or where a trusted time replaces the student's word),
+        in one transaction."""
         with self._transaction(_("record the submission times of {student}", student=repr(student))) as db:
             term_tables.record_times(db, student, None, times, _now(), replace=replace)
 
@@ -310,6 +313,11 @@ class Gradebook:
             db.execute("INSERT INTO problems (entry, reason, seen_at) VALUES (?, ?, ?) "
                        "ON CONFLICT (entry) DO UPDATE SET reason = excluded.reason, "
                        "seen_at = excluded.seen_at", (student, reason, _now()))
+
+    def clear_problem(self, student: str) -> None:
+        """Forget the problem recorded for an entry (one that reads well now)."""
+        with self._transaction(_("clear the problem of {student}", student=repr(student))) as db:
+            db.execute("DELETE FROM problems WHERE entry = ?", (student,))
 
     def merge(self, student: str, incoming: Mapping[str, Any], *,
               content_hash: str | None = None) -> MergeReport:

@@ -105,7 +105,8 @@ def term_from_metadata(root: Path, results: Results) -> dict[str, Any] | None:
                                                        by="Gradescope")
             window = (own_late - own_due) if own_late is not None else window
         patched.append(replace(a, due=start, late_window=window))
-    times = {a.name: (created.isoformat(), METADATA) for a in found}
+    times = {a.name: term_grades.SubmissionTime(created.isoformat(), METADATA, term_grades.TRUSTED)  # the platform's
+             for a in found}
     return term_grades.grade(results, tuple(patched), times=times, extensions=extensions, course=course)
 
 

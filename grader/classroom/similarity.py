@@ -36,6 +36,15 @@ when few students did (at most ``rare_limit(n)``), share a rare wrong answer: a
 stronger sign than overlapping tokens, since independent code rarely fails the
 same way. Wrong answers most of the class shares are listed apart, as the class's
 common misconceptions.
+
+**Bounds.** What the code evidence costs grows with the size of the files (copydetect's
+tokenizer reads every character, and a long file costs more than its share: one 1 MB
+file made a class of 5 take 10-21 s instead of 1-2 s), so it reads at most ``COMPARED_FILE_BYTES`` of a drill file and
+``COMPARED_SUBMISSION_BYTES`` of a submission's drill files together (``within_bounds``).
+A file over a bound is left out of the comparison whole (never cut: a cut file is not
+the student's code, and its shares would mean nothing) and listed in ``skipped``, with
+the student, the file and its size, for a person to look at; the rest of the class is
+compared as usual.
 """
 
 from __future__ import annotations
@@ -74,6 +83,15 @@ MAX_LISTED = 1000  # pairs per drill listed in similarity.csv (every flagged one
 MAX_CODE_CHARS = 20_000  # of a file shown side by side
 RARE_SHARE = 0.1
 DICTATED_WEIGHT = 0.05  # what the stub's docstring dictates counts this much in a share
+# What the code evidence reads, at most. The course's answers are far smaller: a drill file
+# as handed out (docstrings included) is 7.3 KiB at most, its reference solution 2.9 KiB at
+# most, so an answered file is about 10 KiB; a whole answered handout is about 205 KiB
+# (34 stubs, 150 KiB, and their solutions, 54 KiB). 64 KiB is 6 times the largest answer,
+# 512 KiB 2.5 times a whole answered handout. The cost grows faster than the size: a class
+# of 5 (34 drills) took 1.2-1.7 s, 10-15 s with one 1 MB file, 1.1-1.2 s with it left out,
+# and 4.2-4.6 s with a student at both bounds (bench/similarity.py --oversized).
+COMPARED_FILE_BYTES = 64 * 2**10
+COMPARED_SUBMISSION_BYTES = 512 * 2**10
 _BASE = np.uint64(1_000_003)
 
 
@@ -355,6 +373,63 @@ def behaviour(results_by_student: Mapping[str, Mapping[str, Any]]) -> dict[str, 
     return out
 
 
+# ------------------------------------------------------------------ bounds
+
+def within_bounds(sizes: Mapping[str, int], file_bytes: int | None = None,
+                  submission_bytes: int | None = None) -> dict[str, str]:
+    """Of one submission's files (path -> bytes), those similarity leaves out, each with the
+    bound it is over (``file`` or ``submission``): a file over ``file_bytes``
+    (``COMPARED_FILE_BYTES``); then, while the others together are over
+    ``submission_bytes`` (``COMPARED_SUBMISSION_BYTES``), the largest of them (of two
+    the same size, the later path), so that as many as can be are compared. A file
+    exactly at a bound is read."""
+    file_bytes = COMPARED_FILE_BYTES if file_bytes is None else file_bytes
+    submission_bytes = COMPARED_SUBMISSION_BYTES if submission_bytes is None else submission_bytes
+    left_out = {path: "file" for path, size in sizes.items() if size > file_bytes}
+    kept = sorted((size, path) for path, size in sizes.items() if path not in left_out)
+    total = sum(size for size, _ in kept)
+    while kept and total > submission_bytes:
+        size, path = kept.pop()
+        left_out[path] = "submission"
+        total -= size
+    return left_out
+
+
+def _size(data: bytes | str) -> int:
+    """Bytes of a file as graded (text as UTF-8)."""
+    return len(data) if isinstance(data, bytes) else len(data.encode("utf-8", errors="surrogatepass"))
+
+
+def _is_stub(data: bytes | str, stub: str | None) -> bool:
+    if stub is None:
+        return False
+    return data == stub if isinstance(data, str) else data == stub.encode("utf-8")
+
+
+def bounded_files(sources: Mapping[str, Mapping[str, bytes | str]], students: Iterable[str],
+                  drills: Iterable[str], stubs: Mapping[str, str]
+                  ) -> tuple[dict[str, dict[str, bytes | str]], list[dict[str, Any]]]:
+    """Student -> drill -> the file similarity compares (files equal to the drill's stub
+    left out: they are no one's work), and what it left out for its size (``within_bounds``):
+    one dict per file, with ``student``, ``file``, ``bytes``, ``bound`` (``file`` or
+    ``submission``) and ``limit`` (that bound in bytes), by student and file."""
+    kept: dict[str, dict[str, bytes | str]] = {}
+    skipped: list[dict[str, Any]] = []
+    limits = {"file": COMPARED_FILE_BYTES, "submission": COMPARED_SUBMISSION_BYTES}
+    ids = list(drills)
+    for sid in sorted(students):
+        files = {drill: data for drill in ids
+                 if (data := (sources.get(sid) or {}).get(f"{drill}.py")) is not None
+                 and not _is_stub(data, stubs.get(drill))}
+        sizes = {drill: _size(data) for drill, data in files.items()}
+        left_out = within_bounds(sizes)
+        for drill in sorted(left_out):
+            skipped.append({"student": sid, "file": f"{drill}.py", "bytes": sizes[drill],
+                            "bound": left_out[drill], "limit": limits[left_out[drill]]})
+        kept[sid] = {drill: data for drill, data in files.items() if drill not in left_out}
+    return kept, skipped
+
+
 # ------------------------------------------------------------------ the class
 
 def analyse(results_by_student: Mapping[str, Mapping[str, Any]], sources: Mapping[str, Mapping[str, bytes | str]],
@@ -362,28 +437,22 @@ def analyse(results_by_student: Mapping[str, Mapping[str, Any]], sources: Mappin
             drills: Iterable[str] | None = None) -> dict[str, Any]:
     """The similarity evidence of a class: per drill, code pairs (from ``sources``:
     student -> path -> bytes, as graded) and behaviour pairs (from the results).
-    ``stubs``: drill -> the stub's code; a student whose file equals it is left out."""
+    ``stubs``: drill -> the stub's code; a student whose file equals it is left out.
+    Files over the bounds are left out too, and listed in ``skipped`` (``bounded_files``)."""
     started = time.perf_counter()
     ids = sorted(set(drills) if drills is not None else
                  {ex["id"] for r in results_by_student.values() for ex in r.get("exercises", [])})
+    kept, skipped = bounded_files(sources, results_by_student, ids, stubs)
     code = {}
     for drill in ids:
-        stub = stubs.get(drill)
-        files = {}
-        for sid in sorted(results_by_student):
-            data = (sources.get(sid) or {}).get(f"{drill}.py")
-            if data is None:
-                continue
-            text = _decode(data)
-            if stub is not None and text == stub:
-                continue
-            files[sid] = canonical(text)
+        files = {sid: canonical(_decode(kept[sid][drill])) for sid in sorted(kept) if drill in kept[sid]}
         if len(files) >= 2:
-            code[drill] = code_pairs(drill, files, stub, threshold)
+            code[drill] = code_pairs(drill, files, stubs.get(drill), threshold)
     return {"settings": {"k": K, "window": WINDOW, "threshold": threshold, "min_match": MIN_MATCH,
                          "common_share": COMMON_SHARE, "common_min": COMMON_MIN,
-                         "dictated_weight": DICTATED_WEIGHT},
-            "code": code, "behaviour": behaviour(results_by_student),
+                         "dictated_weight": DICTATED_WEIGHT, "file_bytes": COMPARED_FILE_BYTES,
+                         "submission_bytes": COMPARED_SUBMISSION_BYTES},
+            "code": code, "behaviour": behaviour(results_by_student), "skipped": skipped,
             "seconds": round(time.perf_counter() - started, 3)}
 
 

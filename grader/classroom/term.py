@@ -77,8 +77,10 @@ def why(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> str:
     old = {g["name"]: g for g in before.get("assignments", [])}
     for group in after["assignments"]:
         name, was = group["name"] or "drills in no assignment", old.get(group["name"], {})
-        if was.get("submitted_at") != group.get("submitted_at"):
-            reasons.append(f"{name}: submitted at {group.get('submitted_at')} ({group.get('time_source')})")
+        if (was.get("submitted_at"), was.get("time_source"), was.get("time_trust", group.get("time_trust"))) != \
+                (group.get("submitted_at"), group.get("time_source"), group.get("time_trust")):
+            word = ", the student's word" if group.get("time_trust") == term_grades.STUDENTS_WORD else ""
+            reasons.append(f"{name}: submitted at {group.get('submitted_at')} ({group.get('time_source')}{word})")
         if was.get("extension") != group.get("extension"):
             ext = group.get("extension")
             reasons.append(f"{name}: extension {ext['text']}" + (f" ({ext['reason']})" if ext["reason"] else "")

@@ -1,6 +1,11 @@
 """``torchdrill extend`` and ``torchdrill override``: an instructor's decisions about
 one student, kept in the gradebook with who, when and why.
 
+Both refuse a student the gradebook does not have, and an assignment or drill the
+course does not have, saying what was probably meant. A decision given without
+``--reason`` keeps the reason in force (an override's first needs one), so a later
+change never erases why; the decision log keeps every change.
+
 Each decision is one transaction (the extension or override and its line in the
 decision log); then the term grades are settled and the reports and exports made
 again from the gradebook (``grader.classroom.publishing.publish``): nothing is
@@ -10,6 +15,7 @@ graded again.
 from __future__ import annotations
 
 import argparse
+import difflib
 import getpass
 import math
 from datetime import datetime, timedelta
@@ -25,7 +31,7 @@ from grader.core.assignments import Assignment
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
 from grader.core.layout import ClassLayout
-from grader.core.students import student_id_problem
+from grader.core.students import Lookalikes, shown_id, student_id_problem, student_name
 from grader.core.syllabus import CourseError, find_course
 from grader.core.syllabus import load as load_course
 from grader.core.term_grades import Extension
@@ -35,8 +41,9 @@ def cmd_extend(args: argparse.Namespace) -> int:
     """``torchdrill extend DIR STUDENT ASSIGNMENT --until TIME | --days N | --clear``."""
     course, out = _places(args)
     assignment = _assignment(course, args.assignment)
-    _check_student(args.student)
+    _check_student(args)
     extension: Extension | None = None
+    shown = None
     if not args.clear:
         if args.days is not None:
             if not math.isfinite(args.days) or args.days <= 0:
@@ -46,20 +53,25 @@ def cmd_extend(args: argparse.Namespace) -> int:
         else:
             shown = parse_until(args.until, assignment)
             extension = Extension(until=shown.isoformat())
-        print(_("{student}: {assignment} due {due} (the class's: {class_due})", student=args.student,
-                assignment=assignment.name, due=shown.astimezone(assignment.zone).isoformat(),
-                class_due=assignment.due.isoformat()))
     with _open(out) as book:
+        _known_student(book, args.student)
+        given = _reason(args)
         with book.transaction(_("set the extension of {student}", student=repr(args.student))) as db:
-            term_tables.set_extension(db, args.student, assignment.name, extension, args.reason or "",
-                                      args.by or _user(), now())
+            reason = term_tables.set_extension(db, args.student, assignment.name, extension, given,
+                                               args.by or _user(), now())
+        if shown is not None:
+            print(_("{student}: {assignment} due {due} (the class's: {class_due})", student=args.student,
+                    assignment=assignment.name, due=shown.astimezone(assignment.zone).isoformat(),
+                    class_due=assignment.due.isoformat()))
+        if given is None and reason:
+            print(_("the reason in force is kept: {reason}", reason=reason))
         return _republish(book, out, course)
 
 
 def cmd_override(args: argparse.Namespace) -> int:
     """``torchdrill override DIR STUDENT (DRILL|ASSIGNMENT) POINTS --reason TEXT | --clear``."""
     course, out = _places(args)
-    _check_student(args.student)
+    _check_student(args)
     target = _target(course, args.target)
     points: float | None = None
     if not args.clear:
@@ -71,18 +83,19 @@ def cmd_override(args: argparse.Namespace) -> int:
             raise UsageError(_("POINTS must be a number, not {points}", points=repr(args.points))) from None
         if not math.isfinite(points) or points < 0:
             raise UsageError(_("POINTS must be a number of points, 0 or more (got {points})", points=args.points))
-        if not (args.reason or "").strip():
-            raise UsageError(_("an override needs --reason TEXT: the student's report shows it"))
     with _open(out) as book:
-        if args.student not in book.students():
-            raise UsageError(_("no student {student} in {path}: grade them first", student=repr(args.student),
-                               path=book.path))
+        _known_student(book, args.student)
+        given = _reason(args)
         with book.transaction(_("set the override of {student}", student=repr(args.student))) as db:
-            term_tables.set_override(db, args.student, target, points, (args.reason or "").strip(),
-                                     args.by or _user(), now())
+            if points is not None and given is None \
+                    and term_tables.reason_in_force(db, "override", args.student, target) is None:
+                raise UsageError(_("an override needs --reason TEXT: the student's report shows it"))
+            reason = term_tables.set_override(db, args.student, target, points, given, args.by or _user(), now())
         print(_("{student}: {target} override removed", student=args.student, target=target) if points is None
               else _("{student}: {target} set to {points} points", student=args.student, target=target,
                      points=f"{points:g}"))
+        if given is None and reason:
+            print(_("the reason in force is kept: {reason}", reason=reason))
         return _republish(book, out, course)
 
 
@@ -120,6 +133,10 @@ def _assignment(course: Path, name: str) -> Assignment:
         if a.name == name:
             return a
     path = course / course_assignments.COURSE_FILE
+    close = _close(name, [a.name for a in found])
+    if close:
+        raise UsageError(_("no assignment {name} in {path}: did you mean {suggestion}?", name=repr(name),
+                           path=path, suggestion=close))
     if found:
         raise UsageError(_("no assignment {name} in {path}; its assignments: {names}", name=repr(name),
                            path=path, names=", ".join(a.name for a in found)))
@@ -134,11 +151,44 @@ def _target(course: Path, given: str) -> str:
     try:
         return load_course(course).resolve(given)
     except CourseError as exc:
+        close = _close(given, names)
+        if close:  # closer to an assignment's name than to any drill's
+            raise UsageError(_("{given} is neither an assignment nor a drill: did you mean the assignment "
+                               "{suggestion}?", given=given, suggestion=close)) from None
         raise UsageError(_("{given} is neither an assignment ({names}) nor a drill: {error}", given=given,
                            names=", ".join(names) or _("none"), error=exc)) from None
 
 
-def _check_student(student: str) -> None:
+def _known_student(book: Gradebook, student: str) -> None:
+    """Refuse a student the gradebook does not have (a typo, a look-alike id): a decision
+    about nobody would be kept and shown nowhere. Says which students were probably
+    meant: ids that look alike (``grader.core.students.Lookalikes``), then close spellings."""
+    known = list(book.students())
+    if student in known:
+        return
+    suggestions = list(dict.fromkeys([*Lookalikes(known).like(student),
+                                      *difflib.get_close_matches(student, known, n=3, cutoff=0.6)]))[:3]
+    quoted = repr(student) + ("" if student.isascii() else f" ({ascii(student)[1:-1]})")  # a look-alike's escapes
+    if suggestions:
+        raise UsageError(_("no student {student} in {path}: did you mean {suggestion}?", student=quoted,
+                           path=book.path, suggestion=_(" or ").join(map(shown_id, suggestions))))
+    raise UsageError(_("no student {student} in {path}: grade them first", student=quoted, path=book.path))
+
+
+def _close(given: str, names: list[str]) -> str | None:
+    """The name of ``names`` that ``given`` is probably a misspelling of, if any."""
+    close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _reason(args: argparse.Namespace) -> str | None:
+    """``--reason``, or None when it is left out or blank: the reason in force is kept."""
+    return (args.reason or "").strip() or None
+
+
+def _check_student(args: argparse.Namespace) -> None:
+    """The id as the gradebook has it: composed (NFC), as a Mac's terminal may not type it."""
+    student = args.student = student_name(args.student)
     problem = student_id_problem(student)
     if problem:
         raise UsageError(problem)

@@ -67,20 +67,34 @@ def refuse_after_timeouts(timeouts: int, what: str, limit: float | None) -> None
                                "{limit:g} s limit per call", {"what": what, "timeouts": timeouts, "limit": limit or 0}))
 
 
+# The test's own clock (``grader.grading.session._Clocks``) shares ITIMER_REAL with
+# ``call_clock``. Its timer may fire early, only to read what the drill's budget has been
+# charged, so it says here (a ``time.monotonic()`` time) when it ends the test at the latest.
+_outer_deadline: float | None = None
+
+
+def outer_deadline(at: float | None) -> None:
+    """The test clock's latest end (``time.monotonic()``), or None when no test clock runs."""
+    global _outer_deadline
+    _outer_deadline = at
+
+
 @contextmanager
 def call_clock(limit: float | None, what: str) -> Iterator[None]:
     """Raise ``TimedOut`` in this (main) thread when the block runs past ``limit``
     seconds: the in-process twin of the sandbox's per-call limit, so a loop that never
     ends costs one property, not the whole drill. The test's own clock (an outer
     ``ITIMER_REAL``) is kept: it is re-armed with what was left of it afterwards, and a
-    call that would outlast it is left to it. No limit (``None`` or 0), another thread,
-    or no ``setitimer``: the block runs as it is."""
+    call that would outlast its latest end (``outer_deadline``; else its timer) is left
+    to it. No limit (``None`` or 0), another thread, or no ``setitimer``: the block runs
+    as it is."""
     if not limit or threading.current_thread() is not threading.main_thread() \
             or not hasattr(signal, "setitimer"):
         yield
         return
     outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
-    if outer_left and outer_left <= limit:
+    outer_ends = outer_left if _outer_deadline is None else _outer_deadline - time.monotonic()
+    if outer_left and outer_ends <= limit:
         yield
         return
 

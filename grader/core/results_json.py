@@ -50,6 +50,7 @@ class TestResult(TypedDict):
     message: str
     counterexample: dict[str, Any] | None  # example, calls, got, expected, diff
     duration_s: float
+    charged_s: NotRequired[float]  # against the drill's budget; older results.json lack it
     hidden: bool
     markers: list[str]
     stdout: str
@@ -103,6 +104,9 @@ class TestRecord:
     # engine wrote it: ``message_text`` renders it in any language; ``message`` is its English
     message_id: dict[str, Any] | None = None
     duration_s: float = 0.0
+    # what the test was charged against its drill's budget (``grader.sandbox.clock``): its
+    # wall time less the time the grading waited for a CPU
+    charged_s: float = 0.0
     hidden: bool = False
     markers: list[str] = field(default_factory=list)
     stdout: str = ""
@@ -163,6 +167,7 @@ def _test_json(r: TestRecord) -> TestResult:
     d = asdict(r)
     del d["exercise"]
     d["duration_s"] = round(d["duration_s"], 4)
+    d["charged_s"] = round(d["charged_s"], 4)
     return cast(TestResult, d)
 
 
@@ -361,7 +366,8 @@ def outcomes_only(results: Results) -> dict[str, Any]:
         "max_score": results["max_score"],
         "exercises": [
             {k: v for k, v in ex.items() if k != "tests"}
-            | {"tests": [{k: v for k, v in t.items() if k != "duration_s"} for t in ex["tests"]]}
+            | {"tests": [{k: v for k, v in t.items() if k not in ("duration_s", "charged_s")}
+                         for t in ex["tests"]]}
             for ex in results["exercises"]
         ],
     }

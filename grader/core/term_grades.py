@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from grader.core.assignments import Assignment
 from grader.core.late_policy import penalty
@@ -36,6 +36,18 @@ from grader.core.outcomes import NOT_RUN
 from grader.core.results_json import Results
 
 UNASSIGNED = ""  # the group of drills that belong to no assignment
+
+# How far a submission time is trusted (``grader.intake.times`` says which source is which):
+TRUSTED = "trusted"  # the instructor's or the platform's word: --times FILE, ID.timestamp.txt, Gradescope
+STUDENTS_WORD = "student"  # the student's own: a timestamp.txt inside the submission, asked for by name
+TRUST_LEVELS = (TRUSTED, STUDENTS_WORD)
+
+
+class SubmissionTime(NamedTuple):
+    """When a submission was handed in, where that was read, and how far it is trusted."""
+    at: str  # ISO, aware
+    source: str  # precisely where: ``alice.timestamp.txt``, ``alice/timestamp.txt``, ``times.csv, line 3``
+    trust: str = TRUSTED  # one of TRUST_LEVELS
 
 
 @dataclass(frozen=True)
@@ -69,21 +81,22 @@ class Override:
 
 
 def grade(results: Results, assignments: tuple[Assignment, ...], *,
-          times: Mapping[str, tuple[str, str]] | None = None,
+          times: Mapping[str, SubmissionTime | tuple[str, str]] | None = None,
           extensions: Mapping[str, Extension] | None = None,
           overrides: Mapping[str, Override] | None = None,
           course: Path | None = None) -> dict[str, Any]:
     """The term grade of one student (see the module's docstring).
 
-    ``times``: assignment name -> (submitted at, ISO and aware; where the time came
-    from); an assignment without a time is never late. ``extensions``: assignment
+    ``times``: assignment name -> SubmissionTime (submitted at, ISO and aware; where
+    the time came from; its trust, TRUSTED when only the first two are given); an
+    assignment without a time is never late. ``extensions``: assignment
     name -> Extension. ``overrides``: drill id or assignment name -> Override.
     ``course``: the folder a custom late policy is loaded from."""
     times, extensions, overrides = times or {}, extensions or {}, overrides or {}
     scores = {ex["id"]: (None if ex["status"] == NOT_RUN else float(ex["score"]))
               for ex in results["exercises"]}
     placed = {d for a in assignments for d in a.drills}
-    groups = [_assignment(a, scores, times.get(a.name), extensions.get(a.name), overrides, course)
+    groups = [_assignment(a, scores, _time(times.get(a.name)), extensions.get(a.name), overrides, course)
               for a in assignments]
     rest = [d for d in scores if d not in placed]
     if rest:
@@ -100,7 +113,11 @@ def grade(results: Results, assignments: tuple[Assignment, ...], *,
     return term
 
 
-def _assignment(a: Assignment, scores: Mapping[str, float | None], time: tuple[str, str] | None,
+def _time(time: SubmissionTime | tuple[str, str] | None) -> SubmissionTime | None:
+    return None if time is None else SubmissionTime(*time)
+
+
+def _assignment(a: Assignment, scores: Mapping[str, float | None], time: SubmissionTime | None,
                 extension: Extension | None, overrides: Mapping[str, Override],
                 course: Path | None) -> dict[str, Any]:
     group = _group(a.name, a.title, list(a.drills), scores, overrides)
@@ -110,11 +127,11 @@ def _assignment(a: Assignment, scores: Mapping[str, float | None], time: tuple[s
     group["extension"] = None if extension is None else {
         "due": extension.due(a).isoformat(), "text": extension.describe(a), "reason": extension.reason,
         "by": extension.by, "at": extension.at}
-    group["submitted_at"], group["time_source"] = time if time is not None else (None, None)
+    group["submitted_at"], group["time_source"], group["time_trust"] = time or (None, None, None)
     if time is None:
         group["late"] = {"late_by_s": 0.0, "share": 0.0, "why": "no submission time: never late"}
         return group
-    late = penalty(datetime.fromisoformat(time[0]), a.due, None if extension is None else extension.due(a),
+    late = penalty(datetime.fromisoformat(time.at), a.due, None if extension is None else extension.due(a),
                    a.policy, zone=a.zone, late_window=a.late_window, course=course)
     group["late"] = {"late_by_s": late.late_by.total_seconds(), "share": late.share, "why": late.why}
     lost = _round(group["before_penalty"] * late.share)
@@ -156,4 +173,4 @@ def _sum(values: Any) -> float:
 
 
 def _round(x: float) -> float:
-    return round(x + 0.0, 6)
+    return round(x, 6) + 0.0  # a hair under 0 rounds to -0.0: adding 0.0 after makes it 0.0

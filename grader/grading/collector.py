@@ -92,6 +92,7 @@ class ResultsCollector:
                 exercise=eid, name=report.nodeid.split("::", 1)[-1], outcome=PASSED,
                 weight=meta["weight"], hidden=meta["hidden"], markers=meta["markers"])
         record.duration_s += report.duration
+        record.charged_s += float(info.get("charged_s", 0.0))
         if self.tests_dir is None:
             self.tests_dir = course_root(test_path) / "tests"
         for stream in ("stdout", "stderr"):

@@ -79,8 +79,8 @@ TEST_TIMEOUT = Option(
     help_params={"seconds": f"{DEFAULT_TEST_TIMEOUT_S:g}"})
 DRILL_BUDGET = Option(
     "--drill-budget", type=float, default=None, metavar="SECONDS",
-    help=N_("CPU-time budget per drill (this process's and its sandbox workers' CPU, so a busy "
-            "machine does not spend it; wall time may reach 4 times it), past which its remaining "
+    help=N_("time budget per drill, charging the time the submission runs or sleeps but not the "
+            "time it waits for a CPU (so a busy machine does not spend it), past which its remaining "
             "properties are 'timed out' (default: 10 times the reference's time on the drill's tests "
             "plus 30 s, from tests/reference_times.json; 180 s for a drill with no time recorded)"))
 NO_SHRINK = Option(

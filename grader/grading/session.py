@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any, cast
@@ -28,6 +29,7 @@ from typing import Any, cast
 import pytest
 
 from grader.contract import examples
+from grader.contract.call import outer_deadline
 from grader.contract.forbid import Forbidden
 from grader.contract.impl import Implementation
 from grader.contract.loader import load_exercise
@@ -50,14 +52,20 @@ from grader.core.syllabus import exercise_id as exercise_id_of
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
 from grader.grading.pipeline import COLLECTOR
-from grader.sandbox import zygote
+from grader.sandbox import clock, zygote
 from grader.sandbox.zygote import SandboxBroken, warm_for
 
 _not_run_reason = pytest.StashKey[str]()
-_expired = pytest.StashKey[str]()  # why a clock stopped the test
-# A drill's wall time may reach this many times its CPU budget before it is stopped all the
-# same (a call that sleeps uses no CPU); far above what a loaded machine stretches it by.
+_expired = pytest.StashKey[Message]()  # why a clock stopped the test
+_charged = pytest.StashKey[float]()  # what the test's call was charged against its drill's budget
+# A drill's wall time may reach this many times its budget before it is stopped all the same:
+# the backstop where the kernel keeps no run-queue delay (``grader.sandbox.clock``), so the
+# budget charges CPU time only and a sleeping call uses none.
 WALL_ALLOWANCE = 4.0
+# How often a test's budget clock reads what has been charged so far when it cannot tell
+# from the wall clock alone (ranks side by side charge their CPU, more than wall time).
+CHARGE_POLL_S = 1.0
+BUDGET_RAN_OUT = Message("the drill's grading budget ran out during this test")
 SHARED_ZYGOTE = "torchdrill_zygote"  # workerinput: the controller's zygote, shared
 
 
@@ -91,7 +99,7 @@ class GradingSession:
         self.config = config
         self._references: dict[tuple[Path, str], ModuleType] = {}
         self._budgets: time_budgets.Budgets | None = None
-        self._spent: dict[str, float] = {}  # drill id -> CPU seconds its tests used in this process
+        self._spent: dict[str, float] = {}  # drill id -> seconds its tests were charged in this process
         self._spent_wall: dict[str, float] = {}  # drill id -> wall seconds its tests ran in this process
         self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
         self._unloadable: dict[str, str | Message] = {}  # drill -> why its file does not load
@@ -241,11 +249,14 @@ class GradingSession:
         cpu_left, wall_left = self._budget_left(item, drill)
         if cpu_left <= 0 or wall_left <= 0:
             assert self._budgets is not None  # _budget_left loaded them
-            raise TimedOut(Message("{drill} used up its grading budget ({budget:g} s of CPU, {factor:g} "
-                                   "times the reference's time on these tests plus {margin:g} s): its "
-                                   "remaining properties are not run",
-                                   {"drill": drill, "budget": self._budgets.of(drill),
-                                    "factor": time_budgets.FACTOR, "margin": time_budgets.MARGIN}))
+            values = {"drill": drill, "budget": self._budgets.of(drill), "factor": time_budgets.FACTOR,
+                      "margin": time_budgets.MARGIN}
+            if self._budgets.source.get(drill) == "reference":
+                raise TimedOut(Message("{drill} used up its grading budget ({budget:g} s, {factor:g} "
+                                       "times the reference's time on these tests plus {margin:g} s): its "
+                                       "remaining properties are not run", values))
+            raise TimedOut(Message("{drill} used up its grading budget ({budget:g} s): its remaining "
+                                   "properties are not run", values))
         broken = self._unloadable.get(drill)
         if broken is not None:  # the same error, at once: the file is not loaded again
             raise SubmissionError(broken)
@@ -256,30 +267,34 @@ class GradingSession:
         if meta is None:
             return (yield)
         drill = meta["exercise"]
-        in_process = self.config.getoption("isolation") == "none"
-        clocks = _Clocks(item, *self._budget_left(item, drill), cpu_clock=in_process)
-        cpu, wall = self._cpu_used(), time.monotonic()
+        start = self._reading()
+        assert start is not None  # a reading that may wait always comes
+        clocks = _Clocks(item, start, *self._budget_left(item, drill), self._reading)
         try:
             with profiles.at_most_the_profile(cast(pytest.Function, item).obj):
                 return (yield)
         finally:
             clocks.stop()
-            self._spent[drill] = self._spent.get(drill, 0.0) + max(self._cpu_used() - cpu, 0.0)
-            self._spent_wall[drill] = self._spent_wall.get(drill, 0.0) + time.monotonic() - wall
+            end = self._reading()
+            assert end is not None
+            item.stash[_charged] = end.charged_since(start)
+            self._spent[drill] = self._spent.get(drill, 0.0) + item.stash[_charged]
+            self._spent_wall[drill] = self._spent_wall.get(drill, 0.0) + end.wall - start.wall
 
-    def _cpu_used(self) -> float:
-        """CPU seconds used so far by the code under test and the test itself: this
-        process, and the sandbox workers it asked for (as their zygote's kernel counts
-        them). A loaded machine stretches wall time, not these."""
-        used = time.process_time()
-        if self.config.getoption("isolation") != "none":
-            used += zygote.workers_cpu_seconds()
-        return used
+    def _reading(self, wait: bool = True) -> clock.Reading | None:
+        """The clocks a budget charges by (``grader.sandbox.clock``): this process, and the
+        sandbox workers it asked for, as their zygote reads them from the kernel. None
+        when ``wait`` is false and a zygote is busy (a clock's signal came mid-exchange)."""
+        if self.config.getoption("isolation") == "none":
+            return clock.reading()
+        workers = zygote.workers_usage(wait)
+        return None if workers is None else clock.reading(*workers)
 
     def _budget_left(self, item: pytest.Item, drill: str) -> tuple[float, float]:
-        """(CPU seconds, wall seconds) left of ``drill``'s budget in this process
-        (``grader.core.time_budgets``): the budget counts CPU time; wall time may reach
-        ``WALL_ALLOWANCE`` times it, so a call that sleeps is stopped all the same."""
+        """(seconds to charge, wall seconds) left of ``drill``'s budget in this process
+        (``grader.core.time_budgets``; what a second charges: ``grader.sandbox.clock``);
+        wall time may reach ``WALL_ALLOWANCE`` times it, the backstop where the kernel
+        keeps no run-queue delay."""
         if self._budgets is None:
             tests = {exercise_id(Path(str(i.path)), exercise_marker(i)): Path(str(i.path))
                      for i in item.session.items if exercise_marker(i) is not None}
@@ -308,7 +323,7 @@ class GradingSession:
             outcome, message, kept = verdict.classify(exc)
             expired = item.stash.get(_expired, None)
             if expired and outcome != PASSED:  # whatever hypothesis made of the interruption
-                outcome, message, kept = TIMED_OUT, expired, None
+                outcome, message, kept = TIMED_OUT, str(expired), expired
             changed = _changed_arguments(item) if outcome == PASSED and call.when == "call" else None
             if changed:
                 outcome, message, kept = FAILED, changed, None
@@ -322,6 +337,7 @@ class GradingSession:
             if isolation:
                 info["isolation"] = isolation
             if call.when == "call":  # later reports repeat earlier phases' output
+                info["charged_s"] = item.stash.get(_charged, 0.0)
                 for stream, text in (("stdout", report.capstdout), ("stderr", report.capstderr)):
                     if text:
                         info[stream] = verdict.capped(text)
@@ -383,37 +399,62 @@ def _missing_requirement(item: pytest.Item) -> str | None:
 
 
 class _Clocks:
-    """Raise ``TimedOut`` in the test's (main) thread when its time is up: a wall clock
-    for the per-test limit and the drill budget's wall allowance, and in-process a CPU
-    clock (``ITIMER_PROF``) for the budget itself. A clock that fired is noted on the
-    item: whatever the test then ends in (hypothesis may report the interruption as
-    flaky data generation), it is ``timed_out`` (``pytest_runtest_makereport``)."""
+    """Raise ``TimedOut`` in the test's (main) thread when its time is up: the per-test
+    limit (wall time), the drill budget's wall allowance, and the drill budget itself,
+    which charges what ``grader.sandbox.clock`` says. One real-time timer serves all
+    three: since a charged second is at most a wall second of one thread's work, the
+    timer is set for what is left of the budget (at most ``CHARGE_POLL_S``); when it
+    fires, the charge so far is read and the timer set again for what is left, until
+    nothing is. A clock that fired is noted on the item: whatever the test then ends in
+    (hypothesis may report the interruption as flaky data generation), it is
+    ``timed_out`` (``pytest_runtest_makereport``)."""
 
-    def __init__(self, item: pytest.Item, cpu_left: float, wall_left: float, cpu_clock: bool):
-        self.previous: list[tuple[int, int, Any]] = []  # (signal, timer, handler before)
+    def __init__(self, item: pytest.Item, start: clock.Reading, budget_left: float, wall_left: float,
+                 read: Callable[[bool], clock.Reading | None]):
+        self.item, self.start, self.read = item, start, read
+        self.budget_left = budget_left
+        self.armed = False
         per_test = item.config.getoption("test_timeout")
         if not per_test or threading.current_thread() is not threading.main_thread() \
                 or not hasattr(signal, "setitimer"):
             return
-        budget = "the drill's grading budget ran out during this test"
-        self._start(item, signal.SIGALRM, signal.ITIMER_REAL, min(per_test, wall_left),
-                    f"the test ran past its {per_test:g} s limit" if per_test <= wall_left else budget)
-        if cpu_clock:
-            self._start(item, signal.SIGPROF, signal.ITIMER_PROF, cpu_left, budget)
+        self.test_ends = start.wall + per_test
+        self.wall_ends = start.wall + wall_left
+        self.per_test = per_test
+        self.previous = signal.signal(signal.SIGALRM, self._fired)
+        self.armed = True
+        outer_deadline(min(self.test_ends, self.wall_ends))
+        self._set(min(budget_left, per_test, wall_left, CHARGE_POLL_S))
 
-    def _start(self, item: pytest.Item, signum: int, timer: int, seconds: float, why: str) -> None:
-        def expire(signum: int, frame: FrameType | None) -> None:
-            signal.setitimer(timer, 1.0)  # again, in case the student swallows it
-            item.stash[_expired] = why
-            raise TimedOut(why)
+    def _set(self, seconds: float) -> None:
+        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
 
-        self.previous.append((signum, timer, signal.signal(signum, expire)))
-        signal.setitimer(timer, max(seconds, 0.01))
+    def _fired(self, signum: int, frame: FrameType | None) -> None:
+        now = time.monotonic()
+        if now >= self.test_ends - 0.005:
+            self._expire(Message("the test ran past its {limit:g} s limit", {"limit": self.per_test}))
+        if now >= self.wall_ends - 0.005:
+            self._expire(BUDGET_RAN_OUT)
+        reading = self.read(False)
+        if reading is None:  # the signal came inside a zygote exchange: read a little later
+            self._set(0.05)
+            return
+        left = self.budget_left - reading.charged_since(self.start)
+        if left <= 0.005:
+            self._expire(BUDGET_RAN_OUT)
+        self._set(min(left, self.test_ends - now, self.wall_ends - now, CHARGE_POLL_S))
+
+    def _expire(self, why: Message) -> None:
+        self._set(1.0)  # again, in case the student swallows it
+        self.item.stash[_expired] = why
+        raise TimedOut(why)
 
     def stop(self) -> None:
-        for signum, timer, handler in reversed(self.previous):
-            signal.setitimer(timer, 0)
-            signal.signal(signum, handler)
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+            outer_deadline(None)
+            self.armed = False
 
 
 def _isolation_used() -> dict[str, Any] | None:

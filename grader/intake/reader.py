@@ -54,7 +54,7 @@ from grader.core.sources import (
     walk,
 )
 from grader.core.sources import read as read_source
-from grader.core.students import student_id_problem, student_name
+from grader.core.students import Lookalikes, shown_id, student_id_problem, student_name
 from grader.intake import notebooks
 from grader.intake.archives import (
     SubmissionProblem,
@@ -66,8 +66,9 @@ from grader.intake.archives import (
 
 ZIP_SUFFIX = ".zip"
 HANDOUT_FOLDER = "exercises"
-# nbgrader's convention for when a submission was handed in: ``alice/timestamp.txt``
-# inside a folder entry, or ``alice.timestamp.txt`` beside any entry (``grader.intake.times``)
+# nbgrader's convention for when a submission was handed in: ``alice.timestamp.txt`` beside
+# any entry (the instructor's), or ``alice/timestamp.txt`` inside a folder entry (the student's
+# word, read only when asked for): ``grader.intake.times``
 TIMESTAMP_FILE = "timestamp.txt"
 TIMESTAMP_SUFFIX = "." + TIMESTAMP_FILE
 
@@ -212,6 +213,59 @@ def _mark_duplicates(entries: list[Entry]) -> None:
                 if any(e.student != entry.student for e in group):
                     entry.problem += (" (ids that differ only in case collide on case-insensitive "
                                       f"file systems: {', '.join(others)})")
+
+
+def screen_lookalikes(entries: list[Entry], known: Collection[str] = ()) -> list[str]:
+    """Refuse the entries whose student ids look like another's (``grader.core.students``:
+    Unicode's confusables after NFKC and case folding), in place; every id is read once.
+
+    Ids of entries that look alike, none of them in the gradebook (``known``: its
+    students), are refused together, each naming the others: which entry is whose is the
+    instructor's call. An entry whose id looks like a student already in the gradebook,
+    and is not one, is refused naming that student, who is graded. Returns a warning for
+    each group of ids already in the gradebook that look alike (recorded before this
+    check) with an entry here: those are graded."""
+    known = set(known)
+    index = Lookalikes(known)
+    index.add(entry.student for entry in entries)
+    by_student: dict[str, list[Entry]] = {}
+    for entry in entries:
+        by_student.setdefault(entry.student, []).append(entry)
+    warnings = []
+    for group in index.groups():
+        recorded = [student for student in group if student in known]
+        mine = [entry for student in group for entry in by_student.get(student, [])]
+        if not mine:
+            continue
+        names = _some([shown_id(s) for s in (recorded or group)[:6]], len(recorded or group))
+        if len(recorded) > 1:
+            warnings.append(_("student ids {ids} of the gradebook look alike: each is graded as before; "
+                              "check that they are different students", ids=names))
+        together = None if recorded else _(
+            "the student ids of {entries} look alike ({ids}), so none of them is graded: which entry is whose "
+            "is your call; rename or remove entries, then grade again",
+            entries=_some(sorted({e.label for e in mine})), ids=names)
+        for entry in mine:
+            if recorded and entry.student in known:
+                continue
+            note = together or _(
+                "student id {student} looks like {known}, already in the gradebook: it is not graded (if it is "
+                "that student's, name the entry {known}; if not, give the student an id that does not look like "
+                "another)", student=shown_id(entry.student), known=names)
+            if entry.problem is None:
+                entry.problem = _("{label}: {problem}", label=entry.label, problem=note)
+            elif recorded:  # refused already, and a look-alike too: say both
+                entry.problem += _("; {note}", note=note)
+    return warnings
+
+
+def _some(names: list[str], count: int | None = None, shown: int = 5) -> str:
+    """The first ``shown`` of ``names`` (the first of ``count``, when given), and how many
+    more: a problem stays one line however many entries look alike."""
+    count = len(names) if count is None else count
+    if count <= shown:
+        return ", ".join(names[:shown])
+    return _("{names} and {count} more", names=", ".join(names[:shown]), count=count - shown)
 
 
 # ------------------------------------------------------------------ listing an entry

@@ -99,30 +99,44 @@ def _bins(top: float, count: int) -> list[float]:
 
 
 def _totals_chart(totals: dict[str, Any], t: i18n.Translator) -> Markup | None:
+    """The histogram of the students' grades: their totals, or in a term (``totals["raw"]``)
+    their final points, with the raw points graded as an outline over them."""
     scores = totals["scores"]
     if not scores:
         return None
+    raw = totals.get("raw")
     fig = _figure(7.2, 2.8, {"left": 0.08, "right": 0.985, "bottom": 0.16, "top": 0.87})
     ax = fig.add_subplot()
-    top = max(totals["full_points"], max(scores))
-    _, _, bars = ax.hist(scores, bins=_bins(top, 20), color=BLUE, edgecolor="white", linewidth=0.6)
+    top = max(totals["full_points"], max(scores), *(raw["scores"] if raw else ()))
+    _, _, bars = ax.hist(scores, bins=_bins(top, 20), color=BLUE, edgecolor="white", linewidth=0.6,
+                         label=t.gettext("final grade") if raw else None)
     for k, bar in enumerate(bars):  # ids the browser test finds them by
         bar.set_gid(f"bar-{k}")
+    if raw:
+        ax.hist(raw["scores"], bins=_bins(top, 20), histtype="step", color=MUTED, linewidth=1.1,
+                label=t.gettext("raw points graded"))
     ax.axvline(totals["mean"], color=INK, linestyle="--", linewidth=1,
                label=t.gettext("mean {value}", value=present.number(totals["mean"])))
     ax.axvline(totals["median"], color="#bc4c00", linestyle=":", linewidth=1.4,
                label=t.gettext("median {value}", value=present.number(totals["median"])))
     ax.set_xlim(0, top if top > 0 else 1)
-    ax.set_xlabel(t.gettext("total points (of {points})", points=present.number(totals["full_points"])))
+    full = present.number(totals["full_points"])
+    ax.set_xlabel(t.gettext("final points (of {points})", points=full) if raw else
+                  t.gettext("total points (of {points})", points=full))
     ax.set_ylabel(t.gettext("students"))
     _integer_counts(ax)
     # above the plot, never over the bars (they may be anywhere, up to the top)
-    legend = ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=2, borderaxespad=0,
+    legend = ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.02), ncol=4 if raw else 2, borderaxespad=0,
                        fontsize=8)
     legend.set_gid("legend")
-    label = t.gettext("Histogram of total scores of {n} students: mean {mean}, median {median}",
-                      n=len(scores), mean=present.number(totals["mean"]),
-                      median=present.number(totals["median"]))
+    label = (t.gettext("Histogram of final grades of {n} students: mean {mean}, median {median} (raw points "
+                       "graded: mean {raw_mean}, median {raw_median})", n=len(scores),
+                       mean=present.number(totals["mean"]), median=present.number(totals["median"]),
+                       raw_mean=present.number(raw["mean"]), raw_median=present.number(raw["median"]))
+             if raw else
+             t.gettext("Histogram of total scores of {n} students: mean {mean}, median {median}",
+                       n=len(scores), mean=present.number(totals["mean"]),
+                       median=present.number(totals["median"])))
     return _svg(fig, "totals-", label)
 
 

@@ -122,6 +122,12 @@ def class_summary(results_by_student: Mapping[str, Results],
       timed out), sorted worst first, with the most common failing inputs.
     - ``totals``, ``students`` (the roster), ``errors``, ``problems``, ``suites``.
 
+    In a term (results with ``term``: ``grader.core.term_grades``), each student's
+    grade is their final points: the roster's ``score`` and ``totals`` are the finals,
+    and the points graded stay beside them (each row's ``raw``, ``totals["raw"]``:
+    the same figures of the raw points; None without a term, where the points graded
+    are the grade).
+
     Its few words (a suite not recorded, an error's message) are in ``t``'s language.
     """
     t = t or i18n.translator(i18n.Lang.EN)
@@ -130,6 +136,7 @@ def class_summary(results_by_student: Mapping[str, Results],
     roster = [_roster_row(i, sid, results_by_student[sid], catalogue)
               for i, sid in enumerate(ids)]
     totals = [row["score"] for row in roster]
+    in_term = any(results_by_student[sid].get("term") for sid in ids)
     full_points = sum(ex["points"] for ex in catalogue.values())
     suites = Counter(results_by_student[sid].get("suite_hash") or t.gettext("not recorded") for sid in ids)
     stamps = sorted(r["graded_at"] for r in results_by_student.values() if r.get("graded_at"))
@@ -139,13 +146,10 @@ def class_summary(results_by_student: Mapping[str, Results],
         "exercises": [_exercise_stats(ex, roster) for ex in catalogue.values()],
         "properties": _property_stats(results_by_student, ids, list(catalogue)),
         "totals": {
-            "scores": totals,
+            **_figures(totals),
             "full_points": full_points,
-            "mean": statistics.fmean(totals) if totals else None,
-            "median": statistics.median(totals) if totals else None,
-            "min": min(totals, default=None),
-            "max": max(totals, default=None),
             "with_pending": sum(1 for row in roster if row["pending_points"]),
+            "raw": _figures([row["raw"] for row in roster]) if in_term else None,
         },
         "errors": _errors(results_by_student, ids, t),
         "flags": _flags(results_by_student, ids),
@@ -157,6 +161,15 @@ def class_summary(results_by_student: Mapping[str, Results],
         "term": [{"student": sid, **results_by_student[sid]["term"]} for sid in ids
                  if results_by_student[sid].get("term")],
     }
+
+
+def _figures(scores: list[float]) -> dict[str, Any]:
+    """The scores, their mean, median, least and most (None for no score)."""
+    return {"scores": scores,
+            "mean": statistics.fmean(scores) if scores else None,
+            "median": statistics.median(scores) if scores else None,
+            "min": min(scores, default=None),
+            "max": max(scores, default=None)}
 
 
 def course_position(order: Sequence[str]) -> Callable[[str], tuple[int, str]]:
@@ -200,11 +213,13 @@ def _roster_row(index: int, sid: str, results: Results,
         ex = by_id.get(eid)
         cells[eid] = None if ex is None else {
             "score": ex["score"], "max_score": ex["max_score"], "status": ex["status"]}
+    term = results.get("term")
     return {
         "index": index,
         "id": sid,
         "href": student_href(sid),
-        "score": results["score"],
+        "score": results["score"] if not term else term["final"],  # a term's final points are the grade
+        "raw": results["score"],  # the points graded
         "max_score": results["max_score"],
         "pending_points": results.get("pending_points") or 0,
         "cells": cells,
@@ -396,7 +411,7 @@ def render_html(results_by_student: Mapping[str, Results], problems: dict[str, s
         sort_script=Markup(SORT_SCRIPT),
         student_href=student_href,
         top_inputs=TOP_INPUTS,
-        similarity=similarity_view.view(similarity, [ex["id"] for ex in summary["exercises"]]),
+        similarity=similarity_view.view(similarity, [ex["id"] for ex in summary["exercises"]], t),
         property_titles=titles,
     )
 

@@ -22,7 +22,7 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -219,9 +219,17 @@ def grades_rows(results_by_student: Mapping[str, Results], *, points_possible: b
         term = term_view.term_of(results)
         cells = term_view.csv_cells(term, term_columns)
         total = results["score"] if term is None else term["final"]
-        rows.append([sid, sid, sid, sid, "", *scores, *(points(cells[c]) if c in cells else "" for c in term_columns),
+        rows.append([sid, sid, sid, sid, "", *scores, *(_cell(cells.get(c), points) for c in term_columns),
                      points(total)])
     return rows
+
+
+def _cell(value: float | str | None, points: Callable[[float], str]) -> str:
+    """A term column's cell: points as the course rounds them, a time or its source as
+    it is, nothing as empty."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else points(value)
 
 
 def write_grades_csv(results_by_student: Mapping[str, Results], path: Path, *,
@@ -250,7 +258,9 @@ def write_grades_csv(results_by_student: Mapping[str, Results], path: Path, *,
 
     In a term (results with ``term``), the exercise columns stay the graded points;
     each assignment gains ``<name> raw``, ``<name> penalty``, ``<name> override``
-    and ``<name> final`` columns, then ``Raw Points``, ``Late Penalty`` and
+    and ``<name> final`` columns, and ``<name> submitted`` (the ISO time) and ``<name>
+    time source`` (where it was read and its trust: ``alice.timestamp.txt (trusted)``,
+    ``alice/timestamp.txt (the student's word)``), then ``Raw Points``, ``Late Penalty`` and
     ``Override Points``, and ``Final Points`` is the final total
     (``raw - penalty + override``). Canvas makes an assignment of every such
     column it imports: leave out the ones you do not want in its import dialog.

@@ -59,6 +59,11 @@ def number(x: float | int | None, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def kib(n: int | float) -> str:
+    """``65.5 KiB``: a size in bytes, in KiB to one decimal."""
+    return f"{number(n / 1024, 1)} KiB"
+
+
 def plural(count: int | float, word: str, many: str | None = None) -> str:
     """``1 test``, ``2 tests``, ``1 property``, ``3 properties``: a count and its noun."""
     if count == 1:

@@ -15,7 +15,9 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from grader.core import i18n
 from grader.core.files import write_atomically
+from grader.reports import present
 
 CSV_NAME = "similarity.csv"
 CSV_FIELDS = ("drill", "evidence", "student_a", "student_b", "score", "flagged", "detail")
@@ -33,10 +35,28 @@ def marked(code: str, spans: list[list[int]]) -> Markup:
     return Markup("".join(out))
 
 
-def view(similarity: dict[str, Any] | None, order: Sequence[str] = ()) -> dict[str, Any] | None:
+def skipped_lines(similarity: dict[str, Any] | None, t: i18n.Translator | None = None) -> list[str]:
+    """One line per file the code evidence left out for its size
+    (``grader.classroom.similarity.bounded_files``), naming the student and the file, in
+    ``t``'s language (the running command's by default). A size is in KiB and exactly, in
+    bytes (65,537 bytes is 64 KiB to a decimal, and over the bound)."""
+    t = present.words(t)
+    lines = []
+    for item in (similarity or {}).get("skipped") or []:
+        words = dict(student=item["student"], file=item["file"], size=f"{present.kib(item['bytes'])} ({item['bytes']:,} B)",
+                     limit=present.kib(item["limit"]))
+        lines.append(t.gettext("{student}: {file} not compared: {size}, over the bound of {limit} per file", **words)
+                     if item["bound"] == "file" else
+                     t.gettext("{student}: {file} not compared: {size}, and the student's files together are over "
+                               "the bound of {limit} per submission (the largest are left out first)", **words))
+    return lines
+
+
+def view(similarity: dict[str, Any] | None, order: Sequence[str] = (),
+         t: i18n.Translator | None = None) -> dict[str, Any] | None:
     """What the class report's template shows: per drill (flagged first, then in course
     ``order``), the code pairs with both files marked, the behaviour pairs and the common
-    wrong answers."""
+    wrong answers; and the files left out for their size (``skipped``, in ``t``'s language)."""
     if not similarity:
         return None
     code = similarity.get("code") or {}
@@ -58,7 +78,7 @@ def view(similarity: dict[str, Any] | None, order: Sequence[str] = ()) -> dict[s
     where = {eid: k for k, eid in enumerate(order)}
     drills.sort(key=lambda d: (-(d["flagged"] + d["behaviour_flagged"]), where.get(d["id"], len(where)),
                                d["id"]))
-    return {"settings": similarity.get("settings") or {}, "drills": drills,
+    return {"settings": similarity.get("settings") or {}, "drills": drills, "skipped": skipped_lines(similarity, t),
             "flagged": sum(d["flagged"] for d in drills),
             "behaviour_flagged": sum(d["behaviour_flagged"] for d in drills)}
 

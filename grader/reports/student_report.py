@@ -81,6 +81,7 @@ def _environment(folder: str, lang: i18n.Lang) -> jinja2.Environment:
     env.filters.update({
         "label": partial(present.label, t=t),
         "number": present.number,
+        "kib": present.kib,
         "plural": present.plural,
         "percent": present.percent,
         "property_title": _property_title,

@@ -24,6 +24,7 @@ from grader.sandbox.wire import (
     DTYPES,
     MAX_DEPTH,
     MAX_DIMS,
+    MAX_ELEMENTS,
     MAX_LEFT_HOOKS,
     MAX_PAYLOAD_BYTES,
     LeftBehind,
@@ -168,6 +169,9 @@ class Decoder:
         shape, stride = [_int(x) for x in _list(e.get("shape"))], [_int(x) for x in _list(e.get("stride"))]
         if len(shape) > MAX_DIMS or len(stride) != len(shape) or min(shape + stride, default=0) < 0:
             raise WireError(f"bad tensor shape {shape} / strides {stride}")
+        if math.prod(shape) > MAX_ELEMENTS:
+            raise WireError(f"a tensor of shape {shape} has {math.prod(shape)} elements, over the "
+                            f"limit of {MAX_ELEMENTS} (no drill's answer is near it)")
         if "view" in e:
             t = self._view(e["view"], dtype, shape, stride, e.get("device"))
         else:
@@ -311,6 +315,7 @@ _UNBUILT, _BUILDING = object(), object()
 MODULE_SCALE = 4  # a setting, or all modules' elements, up to this many times the sent ones
 MODULE_SETTING_FLOOR = 16  # settings up to this are plausible whatever was sent
 MODULE_ELEMENT_FLOOR = 4096  # and this many parameter and buffer elements in all
+MODULE_COUNT_FLOOR = 64  # and this many modules (submodules included) in one answer
 
 
 class _Plausible:
@@ -319,8 +324,10 @@ class _Plausible:
     most ``MODULE_SCALE`` times the largest setting or tensor size sent (or
     ``MODULE_SETTING_FLOOR``), unless it is one the grader's own modules carry; the
     parameters and buffers of all its modules together at most ``MODULE_SCALE`` times the
-    elements sent (or ``MODULE_ELEMENT_FLOOR``); and every new parameter or buffer dense
-    and non-overlapping (a stride-0 weight claims elements it does not carry).
+    elements sent (or ``MODULE_ELEMENT_FLOOR``); its modules at most ``MODULE_SCALE``
+    times the modules sent (or ``MODULE_COUNT_FLOOR``: 60,000 empty modules cost the
+    grader gigabytes); and every new parameter or buffer dense and non-overlapping (a
+    stride-0 weight claims elements it does not carry).
 
     A correct answer never needs more: a drill that returns a module builds it from the
     modules and tensors it was given. What a property then runs in the grader (a returned
@@ -328,32 +335,39 @@ class _Plausible:
     parameters, never a 4096-channel conv over one stored number and a huge padding,
     which no SIGALRM could interrupt."""
 
-    def __init__(self, numbers: frozenset[float], largest: float, elements: int):
+    def __init__(self, numbers: frozenset[float], largest: float, elements: int, modules: int = 0):
         self.numbers = numbers
         self.setting = max(float(MODULE_SETTING_FLOOR), MODULE_SCALE * largest)
         self.elements = max(MODULE_ELEMENT_FLOOR, MODULE_SCALE * elements)
+        self.modules = max(MODULE_COUNT_FLOOR, MODULE_SCALE * modules)
         self.counted: set[int] = set()  # parameters and buffers counted so far
         self.held = 0
+        self.built = 0  # modules checked so far
 
     @classmethod
     def of(cls, known: Sequence[Any]) -> _Plausible:
         numbers: set[float] = set()
-        elements = 0
+        elements = modules = 0
         for obj in known:
             if isinstance(obj, torch.Tensor):
                 numbers.update(obj.shape)
                 elements += obj.numel()
             elif isinstance(obj, torch.nn.Module):
+                modules += 1
                 plain: type = type(obj)
                 allowed = settings_of(plain)
                 for name, value in vars(obj).items():
                     if name in allowed and is_plain(value):
                         numbers.update(_numbers(value))
         finite = [abs(n) for n in numbers if math.isfinite(n)]
-        return cls(frozenset(numbers), max(finite, default=0.0), elements)
+        return cls(frozenset(numbers), max(finite, default=0.0), elements, modules)
 
     def check(self, m: torch.nn.Module, name: str, known: set[int]) -> None:
-        """Refuse ``m`` (a ``name``) unless it is plausible; count its elements."""
+        """Refuse ``m`` (a ``name``) unless it is plausible; count it and its elements."""
+        self.built += 1
+        if self.built > self.modules:
+            raise WireError(f"the answer holds over {self.modules} modules, the larger of "
+                            f"{MODULE_COUNT_FLOOR} and {MODULE_SCALE} times the modules the grader sent")
         plain: type = type(m)  # a plain type, for functools.cache's Hashable (as in _module)
         allowed = settings_of(plain)
         for setting, value in vars(m).items():

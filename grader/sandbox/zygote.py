@@ -103,13 +103,23 @@ class Zygote:
         exchange with one that is gone raises ``SandboxError``)."""
         return self.proc is None or self.proc.poll() is None
 
-    def cpu_seconds(self) -> float | None:
-        """CPU seconds the workers forked for this process used, ended and running ones,
-        as the kernel counts them (None: this zygote cannot say)."""
-        try:
-            return float(self.exchange({"op": "cpu"})["cpu"])
-        except (SandboxError, KeyError, TypeError, ValueError):
+    def usage(self, wait: bool = True) -> tuple[float, float | None] | None:
+        """(CPU seconds, run-queue delay) of the workers forked for this process, ended and
+        running ones, as the kernel counts them (``grader.sandbox.clock``; the delay is None
+        where the kernel keeps none, or this zygote cannot say). None: (``wait`` false) it
+        is in an exchange now, as when a clock's signal interrupts one."""
+        if not self._lock.acquire(blocking=wait):
             return None
+        try:
+            if self._broken and not wait:  # restarting it is no work for a clock's signal
+                return None
+            reply = self._exchange({"op": "usage"})
+            delay = reply["delay"]
+            return float(reply["cpu"]), None if delay is None else float(delay)
+        except (SandboxError, KeyError, TypeError, ValueError):
+            return 0.0, None
+        finally:
+            self._lock.release()
 
     def _attach(self, shared: dict[str, Any]) -> None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -140,21 +150,24 @@ class Zygote:
         clock, Ctrl-C) leaves a reply in flight: the zygote is then restarted rather
         than letting a late reply answer the next request."""
         with self._lock:  # one exchange at a time (a rank run forks its workers from threads)
-            if self._broken:
-                self.restart()
-            self._broken = True
-            try:
-                if self._unread:  # one message in flight at a time, so none run together
-                    self.control.recv(1 << 16)
-                    self._unread = False
-                socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
-                reply = self.control.recv(1 << 16)
-            except OSError as exc:
-                raise SandboxError(f"the sandbox's zygote is gone ({exc}); its log: "
-                                   f"{self.log()}") from None
-            if not reply:
-                raise SandboxError(f"the sandbox's zygote exited; its log: {self.log()}")
-            self._broken = False
+            return self._exchange(request, fds)
+
+    def _exchange(self, request: dict[str, Any], fds: Sequence[int] = ()) -> dict[str, Any]:
+        if self._broken:
+            self.restart()
+        self._broken = True
+        try:
+            if self._unread:  # one message in flight at a time, so none run together
+                self.control.recv(1 << 16)
+                self._unread = False
+            socket.send_fds(self.control, [json.dumps(request).encode()], list(fds))
+            reply = self.control.recv(1 << 16)
+        except OSError as exc:
+            raise SandboxError(f"the sandbox's zygote is gone ({exc}); its log: "
+                               f"{self.log()}") from None
+        if not reply:
+            raise SandboxError(f"the sandbox's zygote exited; its log: {self.log()}")
+        self._broken = False
         return json.loads(reply)
 
     def share(self) -> dict[str, Any] | None:
@@ -305,10 +318,21 @@ def start_early(isolation: str, off: Collection[str] = (), warm: bool = False) -
         return None
 
 
-def workers_cpu_seconds() -> float:
-    """CPU seconds of every worker this process's zygotes forked for it (drill budgets
-    count CPU time: ``grader.grading.session``)."""
-    return sum(z.cpu_seconds() or 0.0 for z in list(_zygotes.values()) if z.running())
+def workers_usage(wait: bool = True) -> tuple[float, float | None] | None:
+    """(CPU seconds, run-queue delay) of every worker this process's zygotes forked for it
+    (what a drill budget charges: ``grader.sandbox.clock``). None when ``wait`` is false
+    and a zygote is in an exchange now."""
+    cpu = 0.0
+    delay: float | None = 0.0
+    for z in list(_zygotes.values()):
+        if not z.running():
+            continue
+        used = z.usage(wait)
+        if used is None:
+            return None
+        cpu += used[0]
+        delay = None if delay is None or used[1] is None else delay + used[1]
+    return cpu, delay
 
 
 def close_zygotes() -> None:

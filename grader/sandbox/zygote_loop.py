@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.core import files
-from grader.sandbox import armor, confine, lockdown
+from grader.sandbox import armor, clock, confine, lockdown
 from grader.sandbox.worker import serve
 from grader.sandbox.zygote import key_digest
 
@@ -45,14 +45,20 @@ class _Client:
         self.known = known  # the owner is; a sharer once it has shown the key
         self.children: set[int] = set()
         self.cpu_done = 0.0  # CPU seconds of its workers that have ended (the kernel's rusage)
+        self.delay_done = 0.0  # run-queue delay of their main threads, read before they were reaped
 
-    def cpu_seconds(self) -> float:
-        """The CPU time its workers used, ended ones and running ones, as the kernel
-        counts it (drill budgets count CPU, not wall time: ``grader.grading.session``)."""
-        return self.cpu_done + sum(_cpu_of(pid) for pid in self.children)
+    def usage(self) -> dict[str, float | None]:
+        """The CPU time its workers used and the run-queue delay of their main threads,
+        ended workers and running ones, as the kernel counts them (what a drill budget
+        charges: ``grader.sandbox.clock``); the delay is None where the kernel keeps none."""
+        delays = [clock.thread_delay(pid) for pid in self.children]
+        delay = None if not clock.AVAILABLE or None in delays else \
+            self.delay_done + sum(d for d in delays if d is not None)
+        return {"cpu": self.cpu_done + sum(_cpu_of(pid) for pid in self.children), "delay": delay}
 
-    def ended(self, pid: int, usage: Any) -> None:
+    def ended(self, pid: int, usage: Any, delay: float) -> None:
         self.children.discard(pid)
+        self.delay_done += delay
         if usage is not None:
             self.cpu_done += usage.ru_utime + usage.ru_stime
 
@@ -173,8 +179,8 @@ def _handle(request: dict[str, Any], fds: list[int], client: _Client, clients: l
     if op == "wipe":
         _wipe(str(request.get("path", "")), request.get("uid"))
         return {"wiped": True}
-    if op == "cpu":
-        return {"cpu": client.cpu_seconds()}
+    if op == "usage":
+        return client.usage()
     if op == "warm":
         _warm_up()
         gc.freeze()
@@ -236,11 +242,7 @@ def _kill(pids: list[int], client: _Client) -> None:
         except OSError as exc:  # gone already; or not ours to kill: say so, go on
             print(f"zygote: cannot kill worker {pid}: {exc}", file=sys.stderr, flush=True)
     for pid in killed:
-        try:
-            _, _, usage = os.wait4(pid, 0)
-            client.ended(pid, usage)
-        except OSError:
-            pass
+        _collect(pid, client, block=True)
 
 
 def _warm_up() -> None:
@@ -251,13 +253,24 @@ def _warm_up() -> None:
 def _reap(clients: Iterable[_Client]) -> None:
     for client in clients:
         for pid in list(client.children):
-            usage = None
-            try:
-                done, _, usage = os.wait4(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                client.ended(pid, usage)
+            _collect(pid, client, block=False)
+
+
+def _collect(pid: int, client: _Client, block: bool) -> None:
+    """Reap worker ``pid`` once it has ended (``block``: wait for that), booking its CPU
+    time and run-queue delay to ``client``: the delay is read while it is still a zombie,
+    since no rusage carries it."""
+    try:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | (0 if block else os.WNOHANG)) is None:
+            return  # still running
+        delay = clock.thread_delay(pid) or 0.0
+        _, _, usage = os.wait4(pid, 0)
+    except ChildProcessError:  # reaped already
+        client.ended(pid, None, 0.0)
+        return
+    except OSError:
+        return
+    client.ended(pid, usage, delay)
 
 
 def _wipe(path: str, uid: Any) -> None:

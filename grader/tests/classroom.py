@@ -150,3 +150,19 @@ def disguise(source: str, seed: int) -> str:
     tree.body = [n for n in heads if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))] \
         + functions[::-1]
     return ast.unparse(tree) + "\n"
+
+
+def padded(code: str, size: int) -> str:
+    """``code`` followed by functions nobody calls, and a comment, to exactly ``size``
+    bytes (UTF-8): it still scores what ``code`` scores."""
+    out, i = [code.rstrip("\n") + "\n"], 0
+    used = len(out[0].encode())
+    while True:
+        piece = f"\n\ndef _unused_{i}(x, y):\n    z = x * {i} + y\n    return z - {i}\n"
+        if used + len(piece) + 3 > size:
+            break
+        out.append(piece)
+        used += len(piece)
+        i += 1
+    out.append("#" + "x" * (size - used - 2) + "\n")
+    return "".join(out)

@@ -64,6 +64,7 @@ FAILED = frozenset({"failed", "not_run"})
 TIMED_OUT = frozenset({"timed_out", "not_run"})
 NOT_THERE = frozenset({"not_attempted", "not_run"})
 CALL_TIMEOUT = 1.0
+BUDGET_S = 10.0  # the drill budget of the "budgets" grading
 
 # grading name -> (attacks graded together, extra grader options)
 GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -100,6 +101,8 @@ GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "native": (("module_bomb", "native_code"), ()),
     # the wire carries aliasing and content, not the worker's claims
     "aliasing": (("view_answer", "numpy_write"), ()),
+    # what the grader does with a student's objects runs under the drill's budget and is bounded
+    "budgets": (("describe_bomb", "module_swarm"), ("--drill-budget", str(BUDGET_S))),
 }
 
 # attacks graded on one property of their drill, which must be lost (the drill's other
@@ -117,6 +120,7 @@ OUTCOMES: dict[str, frozenset[str]] = {
     "always_equal": LOSES, "tensor_subclass": LOSES, "patch_compare": LOSES,
     "patch_pytest": FAILED, "nan_values": FAILED,
     "huge_tensor": LOSES, "huge_view": LOSES, "reduce_payload": LOSES, "fake_output": FAILED,
+    "describe_bomb": LOSES | TIMED_OUT, "module_swarm": LOSES | TIMED_OUT,
     "channel_forge": LOSES,
     "slow_correct": TIMED_OUT, "catch_base_loop": TIMED_OUT,
     "symlink_reference": NOT_THERE, "symlink_folder": NOT_THERE,
@@ -645,6 +649,22 @@ def check_module_bomb(g: Graded, report: str | None) -> None:
         (t["name"], (t["message"] or "")[:200]) for t in called if refused not in (t["message"] or "")]
     spent = sum(t["duration_s"] for t in records_of(g.results, "nn/fuse_conv_bn"))
     assert spent < 30, f"fuse_conv_bn's tests took {spent:.1f} s in all (the red team's bomb: 76 s)"
+
+
+def check_describe_bomb(g: Graded, report: str | None) -> None:
+    tests = records_of(g.results, "tensors/one_hot")
+    charged = sum(t["charged_s"] for t in tests)
+    assert charged <= 1.25 * BUDGET_S, f"one_hot's tests were charged {charged:.1f} s on a {BUDGET_S:g} s budget"
+    assert any(t["outcome"] == "timed_out" for t in tests), [(t["name"], t["outcome"]) for t in tests]
+
+
+def check_module_swarm(g: Graded, report: str | None) -> None:
+    called = [t for t in records_of(g.results, "nn/fuse_conv_bn") if t["outcome"] != "not_run"]
+    refused = "broke the grading contract: the answer holds over 64 modules"
+    assert called and all(refused in (t["message"] or "") or t["outcome"] == "timed_out" for t in called), [
+        (t["name"], (t["message"] or "")[:200]) for t in called]
+    charged = sum(t["charged_s"] for t in called)
+    assert charged <= 1.25 * BUDGET_S, f"fuse_conv_bn's tests were charged {charged:.1f} s on a {BUDGET_S:g} s budget"
 
 
 def check_native_code(g: Graded, report: str) -> None:

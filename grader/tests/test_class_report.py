@@ -416,3 +416,75 @@ def test_the_class_report_speaks_chinese():
     assert "学生人数" in chinese and ">students<" in english
     assert "Noto Sans CJK SC" in chinese.split("<svg", 1)[1]
     assert chinese == class_report.render_html(cls, PROBLEMS, REPO, similarity=found, lang=Lang.ZH_CN)
+
+
+# ------------------------------------------------------------------ in a term
+
+def term_class() -> dict[str, Results]:
+    """``hand_made_class`` in a term (one assignment, a/one, 10% a started day late; b/two in
+    no assignment): ada late (14 graded, final 9 + 4 = 13), bob's a/one overridden to 10 (5
+    graded, final 10), cy unchanged (0), dee's b/two overridden to what it was graded (2: the
+    override changed nothing), eve late (5 graded, final 4.5). Her term as an older gradebook
+    stored it: a zero difference written as -0.0."""
+    from datetime import UTC, datetime, timedelta
+
+    from grader.core.assignments import Assignment, Policy
+    from grader.core.term_grades import Override, grade
+
+    due = datetime(2026, 9, 14, 23, 59, tzinfo=UTC)
+    week = (Assignment("w1", "Week 1", ("a/one",), due, UTC, policy=Policy("per_day", 10, 50)),)
+    late = {"w1": ((due + timedelta(hours=5)).isoformat(), "--times")}
+    cls = hand_made_class()
+    overrides = {"bob": {"a/one": Override(10, "regrade", "prof", "2026-09-20T10:00:00+00:00")},
+                 "dee": {"b/two": Override(2, "checked: right as graded", "prof", "2026-09-20T10:00:00+00:00")}}
+    for sid, results in cls.items():
+        results["term"] = grade(results, week, times=late if sid in ("ada", "eve") else None,
+                                overrides=overrides.get(sid))
+    eve = cls["eve"]["term"]
+    eve["override"] = eve["assignments"][0]["override"] = -0.0
+    return cls
+
+
+FINALS = {"ada": 13, "bob": 10, "cy": 0, "dee": 2, "eve": 4.5}
+RAWS = {"ada": 14, "bob": 5, "cy": 0, "dee": 2, "eve": 5}
+
+
+def test_a_terms_final_grades_are_the_figures_with_raw_beside():
+    s = class_report.class_summary(term_class(), {})
+    t = s["totals"]
+    assert t["scores"] == pytest.approx(list(FINALS.values()))
+    assert t["mean"] == pytest.approx(29.5 / 5) and t["median"] == 4.5 and (t["min"], t["max"]) == (0, 13)
+    raw = t["raw"]
+    assert raw["scores"] == list(RAWS.values()) and raw["mean"] == pytest.approx(26 / 5) and raw["median"] == 5
+    rows = by_id(s["students"])
+    assert {sid: (r["score"], r["raw"]) for sid, r in rows.items()} == \
+        {sid: (pytest.approx(FINALS[sid]), RAWS[sid]) for sid in FINALS}
+    assert class_report.class_summary(hand_made_class(), {})["totals"]["raw"] is None  # no term: raw is the grade
+
+
+def test_class_html_heads_with_the_final_grades_and_never_shows_minus_zero():
+    page = class_report.render_html(term_class(), {}, REPO)
+    figures = page.split('class="figures"')[1].split("</dl>")[0]
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", figures)).split())
+    assert "mean final grade 5.9 / 14 raw points graded: 5.2" in text, text
+    assert "median final grade 4.5 raw points graded: 5" in text, text
+    assert "Distribution of final grades" in page and "Histogram of final grades of 5 students: mean 5.9" in page
+    assert "raw points graded" in page.split('id="chart-totals"')[1].split("</figure>")[0]  # the legend
+    roster = page.split('id="roster"')[1]
+    cells = dict(re.findall(r'data-student="([^"]+)">\s*<td[^>]*>.*?</td>\s*<td class="num total" data-sort="([^"]+)"',
+                            roster, flags=re.S))
+    assert {sid: float(v) for sid, v in cells.items()} == pytest.approx(FINALS)
+    assert "raw 14 of 14" in unescape(roster)
+    words = unescape(re.sub(r"<[^>]+>", " ", page.split("<body>")[1]))
+    assert not re.search(r"(?<![\w.])[-−]0(?![\w.])", words), re.findall(r".{40}[-−]0(?![\w.]).{10}", words)
+    plain = class_report.render_html(hand_made_class(), {}, REPO)
+    assert "mean total" in plain and "final grade" not in plain and "raw points graded" not in plain
+
+
+def test_class_html_heads_with_the_final_grades_in_chinese():
+    from grader.core.i18n import Lang
+
+    page = class_report.render_html(term_class(), {}, REPO, lang=Lang.ZH_CN)
+    figures = " ".join(unescape(re.sub(r"<[^>]+>", " ", page.split('class="figures"')[1].split("</dl>")[0])).split())
+    assert "平均最终成绩 5.9" in figures and "原始评分：5.2" in figures, figures
+    assert "最终成绩分布" in page and "final grade" not in page

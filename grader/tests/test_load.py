@@ -1,9 +1,10 @@
 """Same submission, same results.json on a quiet or a loaded machine.
 
-Drill budgets count CPU time (the grader's and its sandbox workers', as the kernel
-counts them), not wall time: processes burning CPU beside a grading stretch its wall
-time, not what it spends. The budget here is set where a wall-clock budget ran out
-under the load and a CPU one does not.
+Drill budgets leave out the time a grading waits for a CPU (the run-queue delay the
+kernel keeps for the grader's and its sandbox workers' threads: ``grader.sandbox.clock``):
+processes burning CPU beside a grading stretch its wall time, not what it is charged.
+The budget here is set where a wall-clock budget ran out under the load and the
+charged one does not.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from grader.tests.test_determinism import half_done
 
 DRILLS = ("tensors/broadcast",)
 BURNERS = 6  # on two cores: the grading gets about two sevenths of a core, its wall time 3.5x
-BUDGET_S = "3"  # above the drill's CPU time here, below its wall time under the burners' load
+BUDGET_S = "3"  # above the drill's charged time here, below its wall time under the burners' load
 # Every core, whatever this process is pinned to (the sandbox keeps a grading on one core),
 # and a session of its own: with the kernel's autogroup scheduling, CPU is shared between
 # sessions, so burners in one session would take one share however many there are.

@@ -287,7 +287,7 @@ def test_doubles(impl):
 
 
 def test_a_test_its_budget_stopped_is_timed_out_whatever_it_raised(tmp_path):
-    """The drill's budget (CPU time; a CPU clock in-process) can end inside hypothesis'
+    """The drill's budget (its clock: ``grader.sandbox.clock``) can end inside hypothesis'
     own machinery, which then raised FlakyStrategyDefinition ("the test could not check
     the result"); a test a clock stopped is timed out, whatever it ends in."""
     (tmp_path / "tests" / "demo").mkdir(parents=True)

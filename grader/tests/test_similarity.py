@@ -26,7 +26,7 @@ from grader.core.stubs import stub_source
 from grader.intake import notebooks
 from grader.reports import similarity_view
 from grader.tests import warm
-from grader.tests.classroom import disguise, drills, with_secret
+from grader.tests.classroom import disguise, drills, padded, with_secret
 from grader.tests.grading import REPO
 from grader.tests.shared import shared
 
@@ -172,6 +172,55 @@ def test_what_the_stub_gives_and_what_most_share_is_no_evidence():
     assert found["common_fingerprints"] > 0 and found["flagged"] == 0
 
 
+# ------------------------------------------------------------------ bounds
+
+def test_what_similarity_reads_is_bounded_per_file_and_per_submission():
+    most, whole = similarity.COMPARED_FILE_BYTES, similarity.COMPARED_SUBMISSION_BYTES
+    assert (most, whole) == (64 * 1024, 512 * 1024)
+    assert similarity.within_bounds({"a": most, "b": 10}) == {}  # exactly at the bound: read
+    assert similarity.within_bounds({"a": most + 1, "b": 10}) == {"a": "file"}
+    assert similarity.within_bounds({f"d{i}": whole // 8 for i in range(8)}) == {}  # exactly: read
+    # ten files under the bound a file has, over the one a submission has together: the
+    # largest are left out until the rest fit
+    sizes = {f"d{i}": most - i for i in range(10)}
+    left_out = similarity.within_bounds(sizes)
+    assert left_out == {"d0": "submission", "d1": "submission"}
+    assert sum(v for k, v in sizes.items() if k not in left_out) <= whole
+    assert similarity.within_bounds({"a": most + 1, **{f"d{i}": most for i in range(9)}}) == \
+        {"a": "file", "d8": "submission"}
+
+
+def test_an_oversized_file_is_left_out_with_a_warning_and_the_rest_compared():
+    from grader.core.i18n import Lang
+    from grader.reports import class_report
+
+    drill, other = ONLY
+    code: dict[str, dict[str, str | bytes]] = {"alice": {drill: reference(drill), other: reference(other)},
+            "bob": {drill: disguise(reference(drill), seed=7)},
+            "carol": {drill: carol(drill), other: carol(other)},
+            "dan": {drill: padded(reference(drill), 1_000_000), other: disguise(reference(other), seed=2)},
+            "erin": {drill: b"\xff\xfe\x00 not text \x80\x00" * 100, other: reference(other).encode("utf-16")}}
+    sources = {sid: {f"{d}.py": text.encode() if isinstance(text, str) else text for d, text in files.items()}
+               for sid, files in code.items()}
+    found = similarity.analyse({sid: {"exercises": []} for sid in code}, sources,
+                               {d: stub(d) for d in ONLY}, drills=ONLY)
+    assert found["skipped"] == [{"student": "dan", "file": f"{drill}.py", "bytes": 1_000_000, "bound": "file",
+                                 "limit": 64 * 1024}]
+    one_hot, contiguity = found["code"][drill], found["code"][other]
+    assert one_hot["students"] == 4 and contiguity["students"] == 4  # erin's bytes are compared, as text
+    copied, also = pair(one_hot, "alice", "bob"), pair(contiguity, "alice", "dan")
+    assert copied is not None and copied["flagged"] and also is not None and also["flagged"]
+    assert not any("dan" in (p["a"], p["b"]) for p in one_hot["listed"])
+    lines = similarity_view.skipped_lines(found)
+    assert lines == [f"dan: {drill}.py not compared: 976.6 KiB (1,000,000 B), over the bound of 64 KiB per file"]
+    cls: Any = {sid: {"submission": sid, "score": 0, "max_score": 10, "exercises": []} for sid in code}
+    page = class_report.render_html(cls, {}, REPO, similarity=found)
+    section = page.split('id="similarity"')[1].split("</section>")[0]
+    assert "Not compared, for their size." in section and lines[0] in section
+    chinese = class_report.render_html(cls, {}, REPO, similarity=found, lang=Lang.ZH_CN)
+    assert f"dan：{drill}.py 未参与比较：976.6 KiB (1,000,000 B)，超过每个文件 64 KiB 的上限" in chinese
+
+
 # ------------------------------------------------------------------ in grade-all
 
 def _class(folder: Path) -> None:
@@ -185,7 +234,7 @@ def _class(folder: Path) -> None:
     put("alice", {d: reference(d) for d in ONLY})
     put("bob", {d: disguise(reference(d), seed=7) for d in ONLY})
     put("carol", {d: carol(d) for d in ONLY})
-    put("dave", {"tensors/one_hot": mutant})
+    put("dave", {"tensors/one_hot": mutant, "tensors/contiguity": padded(reference("tensors/contiguity"), 70_000)})
     put("frank", {"tensors/one_hot": disguise(mutant, seed=5) + '\nNOTE = "</pre><script>alert(1)</script>"\n'})
     cells = [("markdown", "# drills")] + [("code", carol(d)) for d in ONLY]
     (folder / "erin.ipynb").write_text(notebooks.dumps_cells(cells))  # carol's code, in a notebook
@@ -220,6 +269,12 @@ def test_grade_all_flags_the_copies_and_not_the_independent_work(graded):
     assert {frozenset((r["student_a"], r["student_b"])) for r in behaviour} == {frozenset(("dave", "frank"))}
     assert "rare wrong answer" in behaviour[0]["detail"]
     assert "similarity: " in graded["log"] and "flagged for a look" in graded["log"]
+    # dave's contiguity (alice's, padded to 70,000 bytes) was graded, and not compared: said so
+    assert "similarity: 1 file(s) not compared, for their size" in graded["log"]
+    assert "  dave: tensors/contiguity.py not compared: 68.4 KiB (70,000 B), over the bound of 64 KiB per file" in graded["log"]
+    assert not any(frozenset(("alice", "dave")) == f[2] for f in flagged)
+    dave = json.loads((out / "students" / "dave" / "results.json").read_text())
+    assert {e["id"]: e["status"] for e in dave["exercises"]}["tensors/contiguity"] == "passed"
 
 
 def test_the_class_report_shows_the_pairs_side_by_side_escaped(graded):

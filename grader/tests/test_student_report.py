@@ -541,3 +541,53 @@ def test_a_kept_message_is_rendered_in_the_reports_language(results):
     assert "2 of 3 elements differ" in student_report.render_html(changed, REPO)
     chinese = student_report.render_html(changed, REPO, Lang.ZH_CN)
     assert "3 个元素中有 2 个不同" in chinese and "2 of 3 elements differ" not in chinese
+
+
+# ------------------------------------------------------------------ in a term
+
+def with_term(results: Results, override_points: float) -> Results:
+    """``results`` in a term of no assignment, its basics/stack drill overridden to
+    ``override_points`` (it was graded 3 × 3/4 = 2.25)."""
+    from grader.core.term_grades import Override, grade
+
+    results = json.loads(json.dumps(results))
+    results["term"] = grade(results, (), overrides={
+        "basics/stack": Override(override_points, "regrade request", "prof", "2026-11-23T09:00:00+00:00")})
+    return results
+
+
+def test_in_a_term_the_final_grade_is_the_headline_and_raw_points_are_below(results):
+    from grader.core.i18n import Lang
+
+    term = with_term(results, 3)
+    html = student_report.render_html(term, REPO)
+    top = html.split('<header class="top">')[1].split('<section class="term"')[0]
+    final = present.number(term["term"]["final"])
+    headline = re.search(r'<div class="total-num" id="total">(.*?)</div>', top, re.S)
+    assert headline and f"Your grade: {final} points" in unescape(re.sub(r"<[^>]+>", "", headline[1]))
+    raw = re.search(r'<div class="total-raw">(.*?)</div>', top, re.S)
+    assert raw and f"{present.score_text(results['score'], results['max_score'])} points graded" in \
+        unescape(re.sub(r"<[^>]+>", "", raw[1]))
+    assert top.index('id="total"') < top.index('class="total-raw"')
+    assert f"<title>torchdrill: {final} points" in html
+    chinese = student_report.render_html(term, REPO, Lang.ZH_CN)
+    assert f"你的成绩：{final} 分" in chinese.split('id="total"')[1].split("</div>")[0]
+    assert "已评分" in chinese.split('class="total-raw"')[1].split("</div>")[0]
+    plain = student_report.render_html(results, REPO)  # no term: the points graded are the grade
+    assert "Your grade" not in plain and 'class="total-raw"' not in plain
+
+
+def test_an_override_that_changed_nothing_never_shows_minus_zero(results):
+    from grader.core.i18n import Lang
+    from grader.reports import term_view
+
+    term = with_term(results, 2.25)  # what it was graded
+    term["term"]["override"] = term["term"]["assignments"][0]["override"] = -0.0  # as an older gradebook kept it
+    term["term"]["history"] = [{"at": "2026-11-23T09:00:00+00:00", "raw": 1.0, "penalty": -0.0, "override": -1e-12,
+                                "final": -0.0, "why": "graded"}]
+    for lang in (Lang.EN, Lang.ZH_CN):
+        html = student_report.render_html(term, REPO, lang)
+        words = unescape(re.sub(r"<[^>]+>", " ", html.split("<body>")[1]))
+        assert not re.search(r"(?<![\w.])[-−]0(?![\w.])", words), re.findall(r".{40}[-−]0(?![\w.]).{10}", words)
+    assert not any(re.search(r"(?<![\w.])-0(?![\w.])", line) for line in term_view.summary_lines(term["term"]))
+    assert not any("-0 " in line for line in term_view.history_lines(term["term"]))

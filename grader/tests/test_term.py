@@ -46,6 +46,7 @@ from grader.core.gradescope import COURSE, PAYLOAD
 from grader.core.layout import ClassLayout
 from grader.core.outcomes import FAILED, PASSED
 from grader.core.results_json import ExerciseInfo, Results
+from grader.core.term_grades import STUDENTS_WORD, TRUSTED, SubmissionTime
 from grader.intake import times
 from grader.intake.reader import Entry, discover
 from grader.reports import exports, student_report
@@ -92,8 +93,9 @@ def make_course(root: Path) -> Path:
     return root
 
 
-def read_times(folder: Path) -> dict[str, tuple[Any, str]]:
-    """The submissions folder's entries' times, as grade-all reads them (a CSV for two)."""
+def read_times(folder: Path) -> dict[str, SubmissionTime]:
+    """The submissions folder's entries' times, as grade-all reads them (a CSV for two;
+    ana's own file, asked for with --student-timestamps)."""
     folder.mkdir()
     (folder / "ana").mkdir()
     (folder / "ana" / "timestamp.txt").write_text("2026-09-14 23:00:00 UTC\n")  # nbgrader's form
@@ -104,16 +106,14 @@ def read_times(folder: Path) -> dict[str, tuple[Any, str]]:
     (folder / "dan").mkdir()
     table_file = folder.parent / "times.csv"
     table_file.write_text("student,time\ncat,2026-09-18 12:00\ndan,2026-09-22T08:00:00-04:00\n")
-    table = times.read_csv(table_file, NY)
+    reader = times.Reader(folder, NY, times.read_csv(table_file, NY), student_files=True)
     entries = [Entry("ana", folder / "ana", "folder"), Entry("ben", folder / "ben.zip", "zip"),
                Entry("cat", folder / "cat", "folder"), Entry("dan", folder / "dan", "folder")]
-    found = {e.student: times.entry_time(e, NY, table) for e in entries}
-    assert times.entry_time(entries[1], NY, None, use_zip=True) == found["ben"]  # the file comes first
+    found = {e.student: reader.time_of(e) for e in entries}
     (folder / "ben.timestamp.txt").unlink()
-    assert times.entry_time(entries[1], NY, None, use_zip=True) == (
-        times.parse_time("2026-09-01T00:00:00-04:00", NY, ""), "zip")
+    assert times.Reader(folder, NY).time_of(entries[1]) is None  # the zip's member dates are never read
     assert all(f is not None for f in found.values())
-    return {s: (f[0].isoformat(), f[1]) for s, f in found.items() if f is not None}
+    return {s: f.recorded() for s, f in found.items() if f is not None}
 
 
 def run_cli(*args: str) -> None:
@@ -156,7 +156,8 @@ def finals_everywhere(out: Path) -> dict[str, float]:
 def test_a_term_gives_the_hand_calculated_final_points_everywhere(tmp_path: Path):
     course = make_course(tmp_path / "course")
     found = read_times(tmp_path / "submissions")
-    assert found["ana"][1] == "timestamp.txt" and found["cat"][1] == "--times"
+    assert (found["ana"].source, found["ana"].trust) == ("ana/timestamp.txt", STUDENTS_WORD)
+    assert (found["cat"].source, found["cat"].trust) == ("times.csv, line 2", TRUSTED)
     out = tmp_path / "class"
     with Gradebook.open(ClassLayout(out).gradebook) as book:
         for student, passed in SCORES.items():
@@ -227,7 +228,7 @@ def test_an_old_gradebook_migrates_and_keeps_every_row(tmp_path: Path, monkeypat
     with Gradebook.open(path) as book:
         assert book.history("ana")[0].current is False and len(book.history("ana")) == 2
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == gradebook.current_version() == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == gradebook.current_version() == 3
         for table, rows in before.items():
             assert db.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall() == rows, table
         assert db.execute("SELECT count(*) FROM grade_changes").fetchone()[0] == 0
@@ -270,9 +271,9 @@ def test_timestamp_files_beside_entries_are_not_entries(tmp_path: Path):
     (tmp_path / "ana" / "one.py").write_text("")
     (tmp_path / "ana.timestamp.txt").write_text("2026-09-14T12:00:00Z")
     assert [e.student for e in discover(tmp_path, ["t/one"])] == ["ana"]
-    with pytest.raises(times.TimesError, match="ana.timestamp.txt: 'soon' is not a date"):
+    with pytest.raises(times.TimeProblem, match="ana.timestamp.txt: 'soon' is not a date"):
         (tmp_path / "ana.timestamp.txt").write_text("soon")
-        times.entry_time(Entry("ana", tmp_path / "ana", "folder"), NY)
+        times.Reader(tmp_path, NY).time_of(Entry("ana", tmp_path / "ana", "folder"))
 
 
 def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_override(
@@ -304,7 +305,7 @@ def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_overr
     def grade_all(force: bool) -> None:
         template = GradingJob(student="", course=str(REPO), files=b"", isolation=Isolation.NONE, options=[])
         grading = classgrade.ClassGrading(REPO, out, template, [drill], force, Console(quiet=True))
-        grading.use_times(lambda entry: times.entry_time(entry, NY), REPO)
+        grading.use_times(times.Reader(folder, NY, student_files=True).time_of, REPO)
         with Gradebook.open(ClassLayout(out).gradebook) as book:
             jobs = grading.plan(book, discover(folder, [drill]), gpu=False)
             for job in jobs:
@@ -316,7 +317,7 @@ def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_overr
 
     grade_all(force=False)
     assert {s: student_term(out, s)["final"] for s in ("ana", "ben")} == {"ana": 10, "ben": 8}
-    assert student_term(out, "ben")["assignments"][0]["time_source"] == "timestamp.txt"
+    assert student_term(out, "ben")["assignments"][0]["time_source"] == "ben/timestamp.txt"
     run_cli("override", str(out), "ben", drill, "9", "--reason", "regrade request", "--course", str(REPO))
     assert student_term(out, "ben")["final"] == pytest.approx(9 * 0.8)
     grade_all(force=True)
@@ -324,3 +325,47 @@ def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_overr
     assert float(grades(out)["ben"]["Final Points"]) == pytest.approx(7.2)
     with Gradebook.open(ClassLayout(out).gradebook) as book:
         assert len(book.history("ben")) == 2  # graded twice, the override kept through --force
+
+
+def test_a_difference_of_nothing_is_zero_never_minus_zero():
+    """0.07 points 10% late: 0.007 lost, 0.063 final, and the override (none, or one that
+    sets what was graded) comes out as 0.063 - 0.07 + 0.007, a hair under 0: it is
+    stored as 0, never -0."""
+    import math
+    from datetime import datetime, timedelta
+
+    from grader.core.assignments import Assignment, Policy
+    from grader.core.term_grades import Override, grade
+
+    due = datetime(2026, 9, 14, 23, 59, tzinfo=NY)
+    week = Assignment("w1", "Week 1", ("t/a",), due, NY, policy=Policy("per_day", 10, 50))
+    results: Any = {"exercises": [{"id": "t/a", "status": "failed", "score": 0.07}]}
+    for overrides in ({}, {"t/a": Override(0.07, "as graded", "prof", "now")}):
+        term = grade(results, (week,), times={"w1": ((due + timedelta(hours=1)).isoformat(), "--times")},
+                     overrides=overrides)
+        numbers = [term[k] for k in ("raw", "penalty", "override", "final")] + \
+            [g[k] for g in term["assignments"] for k in ("raw", "penalty", "override", "final", "before_penalty")]
+        assert not [x for x in numbers if x == 0 and math.copysign(1, x) < 0], term
+
+
+def test_grade_alls_summary_line_shows_the_final_grades_with_raw_beside(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]):
+    """Graded 40, 35, 20 and 30: ben 1 d 10 h late (week1 15 - 20%: 32), dan past week1's
+    window and late for week2 (0): finals 40, 32, 20, 0."""
+    from grader.classroom.classgrade import Tally, _summary, settled
+
+    course, out = make_course(tmp_path / "course"), tmp_path / "class"
+    late = {"ben": "2026-09-16T10:00:00-04:00", "dan": "2026-09-22T08:00:00-04:00"}
+    with Gradebook.open(ClassLayout(out).gradebook) as book:
+        for student, passed in SCORES.items():
+            when: Any = {a: (late[student], "--times") for a in ("week1", "week2")} if student in late else None
+            book.record(student, f"{student}-1", make_results(student, passed), wall_s=1, tests_s=1, worker="w",
+                        times=when)
+        publish(book, out, course, gradescope=False, graded=list(SCORES))
+        _summary(Tally(graded=list(SCORES)), book.current(), {}, out, 1.0)
+        assert "class: 4 student(s), median 32.5 of 40" in capsys.readouterr().out  # no term read: raw
+        current = settled(book, course)  # what grade-all's summary reads
+    assert {s: r["term"]["final"] for s, r in current.items()} == {"ana": 40, "ben": 32, "cat": 20, "dan": 0}
+    _summary(Tally(graded=list(SCORES)), current, {}, out, 1.0)
+    assert "class: 4 student(s), median final grade 26 of 40 (raw points graded: median 32.5)" in \
+        capsys.readouterr().out

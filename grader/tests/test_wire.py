@@ -166,6 +166,7 @@ def tensor_entry(**changes):
     (tensor_entry(nbytes=4), bytes(4), "needed"),
     (tensor_entry(stride=[4]), bytes(8), "needed"),
     (tensor_entry(shape=[-1]), bytes(8), "bad tensor shape"),
+    (tensor_entry(shape=[4] * 16, stride=[0] * 16, nbytes=4), bytes(4), "elements, over the limit"),
     (tensor_entry(), bytes(16), "payload holds"),
     (tensor_entry(buf=3), bytes(8), "numbered"),
     ({"k": "module", "cls": "os:system", "attrs": [], "params": [], "buffers": [], "children": []},
@@ -487,7 +488,8 @@ def test_a_correct_module_answer_and_the_graders_own_modules_come_back():
     (_bomb(channels=8, padding=1), "parameter 'weight' .* overlaps itself or has gaps"),
     (_bomb(channels=8, padding=100, stride0=False), r"padding=\(100, 100\): over 16"),
     (nn.Conv2d(2, 16, 16), "hold 8208 parameter and buffer elements: over 4096"),
-], ids=["red-team-bomb", "stride-0-weight", "padding", "elements"])
+    (nn.Sequential(*[nn.Identity() for _ in range(65)]), "holds over 64 modules"),
+], ids=["red-team-bomb", "stride-0-weight", "padding", "elements", "modules"])
 def test_an_implausible_module_answer_breaks_the_contract(answer, message):
     """What the grader would build from an answer, and may run (a returned conv's forward,
     one C++ call no alarm interrupts), is bounded by what it sent: settings at most 4 times
