@@ -6,9 +6,10 @@ what it owns and what it may import), top to bottom:
   the learner's loop | what an instructor builds from the course, the handout and the
   Gradescope zip (independent of each other);
 - ``grader.grading``: one grading: ``pipeline.grade``, the pytest plugin, its options;
-- ``grader.sandbox`` | ``grader.intake``: the processes that run untrusted code, and
-  the wire to them | reading what is handed in (a folder, zip, notebook or loose
-  files) into a ``Submission``;
+- ``grader.sandbox`` | ``grader.intake`` | ``grader.testing``: the processes that run
+  untrusted code, and the wire to them | reading what is handed in (a folder, zip,
+  notebook or loose files) into a ``Submission`` | the public API a course's tests
+  import (and nothing else of the engine);
 - ``grader.contract`` | ``grader.reports``: calling student code under the grading
   contract | rendering results for people;
 - ``grader.core``: the data: outcomes, scores, results, the course, sources.

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 
 # torch.manual_seed also queues a seed for every lazily initialised device (CUDA,
 # XPU, MTIA), formatting a Python stack trace for each: dear for a call, and the

@@ -25,7 +25,7 @@ How to use it::
 - ``anchored(call, oracle, what=..., **tolerance)`` is a context manager: the block is the
   property's own check; when it has passed, ``call()`` (the student's function on an
   ordinary valid input, usually the case the block's input was derived from) is compared
-  with ``oracle()`` by ``grader.contract.expect.assert_same`` (or by ``compare(got, expected,
+  with ``oracle()`` by ``grader.testing.assert_same`` (or by ``compare(got, expected,
   what)`` when given). Several anchors: ``with anchored(...), anchored(...):``. Anchor
   each function the block exercises with that same function.
 - ``anchored(check)`` with no oracle: ``check()`` is itself the ordinary comparison (it
@@ -56,7 +56,7 @@ from typing import Any
 
 import torch
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 
 Compare = Callable[[Any, Any, str], None]
 

@@ -16,7 +16,7 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.contract.examples import wide, widened
+from grader.testing import wide, widened
 
 
 def reusable(factory: Callable[..., st.SearchStrategy]) -> Callable[..., st.SearchStrategy]:

@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch.autograd.gradcheck import GradcheckError
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored, assert_arguments_unchanged, assert_ordinary
 from tests.strategies import float_tensors, sampled, shapes

@@ -15,8 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import assert_same, expect_raises
-from grader.contract.harness import BatchSizes
+from grader.testing import BatchSizes, assert_same, expect_raises
 from tests.numerics import manual_seed
 from tests.properties import anchored, assert_arguments_unchanged, assert_ordinary
 from tests.strategies import float_tensors, sampled

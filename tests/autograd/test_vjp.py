@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from torch import nn
 from torch.autograd import functional
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.numerics import manual_seed
 from tests.properties import anchored, assert_arguments_unchanged, assert_ordinary
 from tests.strategies import any_layout, copy_in_layout, float_tensors, mismatched_shapes, sampled

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from torch.nn.utils.rnn import pad_sequence
 from torch.utils.data import BatchSampler, DataLoader, default_collate
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory, assert_ordinary
 from tests.strategies import float_tensors, int_tensors, sampled
 

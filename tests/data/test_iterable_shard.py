@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 from torch.utils.data._utils import worker as _worker
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.properties import anchored, assert_no_shared_memory
 
 pytestmark = pytest.mark.exercise(points=10)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 from tests.numerics import assert_same_grads, grads_of, manual_seed
 from tests.properties import assert_arguments_unchanged
 from tests.strategies import float_tensors, relaid

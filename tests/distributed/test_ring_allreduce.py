@@ -8,7 +8,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 from tests.properties import assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import float_tensors, int_tensors, shapes
 

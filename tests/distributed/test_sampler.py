@@ -8,7 +8,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from torch.utils.data import DistributedSampler
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.properties import anchored, assert_no_shared_memory
 
 pytestmark = pytest.mark.exercise(points=10, forbid={

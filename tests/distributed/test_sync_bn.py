@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.properties import anchored
 from tests.strategies import float_tensors, layouts, sampled, shapes
 

@@ -12,8 +12,7 @@ import torch.nn.functional as F
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.examples import wide
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises, wide
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored
 from tests.strategies import float_tensors, int_tensors, layouts, reusable, sampled, shapes

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.properties import anchored
 from tests.strategies import any_layout, float_tensors, int_tensors, mismatched_shapes, reusable, sampled, shapes
 

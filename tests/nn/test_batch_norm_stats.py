@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.numerics import float32_on_device_and_float64_oracle, manual_seed, random_weights
 from tests.properties import anchored, assert_arguments_unchanged, assert_ordinary
 from tests.strategies import float_tensors, sampled

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 from tests.numerics import float32_on_device_and_float64_oracle, weighted_grads
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid
 

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 from tests.numerics import full_float32
 from tests.properties import assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import copy_in_layout, float_tensors, relaid

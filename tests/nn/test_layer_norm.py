@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.numerics import manual_seed, random_weights
 from tests.properties import anchored
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, sampled, shapes

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from torch import nn
 from torch.utils.checkpoint import checkpoint as torch_checkpoint
 
-from grader.contract.effects import observed
-from grader.contract.expect import assert_same
-from grader.core.outcomes import StudentError
+from grader.testing import StudentError, assert_same, observed
 from tests.numerics import manual_seed
 from tests.properties import anchored, assert_arguments_unchanged
 from tests.strategies import float_tensors, int_tensors, sampled

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from torch import nn
 from torch.amp import GradScaler
 
-from grader.contract.expect import assert_same
+from grader.testing import assert_same
 from tests.numerics import manual_seed
 from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory, boolean_twins
 from tests.strategies import float_tensors, sampled

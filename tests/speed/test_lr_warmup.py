@@ -10,8 +10,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same, expect_raises
-from grader.core.outcomes import StudentError
+from grader.testing import StudentError, assert_same, expect_raises
 from tests.properties import anchored, assert_ordinary
 
 _BY_HAND = ("write the factor of step t yourself (start_factor + (1 - start_factor) * "

@@ -11,8 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.contract.expect import expect_raises, is_tuple_of_ints
-from grader.core.outcomes import StudentError
+from grader.testing import StudentError, expect_raises, is_tuple_of_ints
 from tests.properties import anchored
 from tests.strategies import shapes, strided_layouts
 

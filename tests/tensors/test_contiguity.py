@@ -7,7 +7,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import expect_raises, is_tuple_of_ints
+from grader.testing import expect_raises, is_tuple_of_ints
 from tests.properties import anchored
 from tests.strategies import row_major_strides, shapes, strided_layouts
 

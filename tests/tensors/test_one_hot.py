@@ -6,8 +6,7 @@ import torch.nn.functional as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.examples import wide
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises, wide
 from tests.properties import anchored
 from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, sampled, shapes
 

@@ -9,7 +9,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import assert_same, expect_raises
+from grader.testing import assert_same, expect_raises
 from tests.properties import anchored, assert_arguments_unchanged, assert_no_shared_memory
 from tests.strategies import VALUE_LAYOUTS, any_layout, copy_in_layout, float_tensors, int_tensors, relaid, shapes
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import as_tuple, assert_same
+from grader.testing import as_tuple, assert_same
 from tests.numerics import full_float32, manual_seed
 from tests.properties import assert_arguments_unchanged
 from tests.strategies import float_tensors

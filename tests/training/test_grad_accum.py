@@ -12,8 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from grader.contract.expect import assert_same, expect_raises
-from grader.contract.harness import BatchSizes
+from grader.testing import BatchSizes, assert_same, expect_raises
 from tests.numerics import assert_same_grads, grads_of, manual_seed
 from tests.properties import anchored, assert_arguments_unchanged
 from tests.strategies import float_tensors, int_tensors

@@ -9,7 +9,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import as_tuple, assert_same, expect_raises
+from grader.testing import as_tuple, assert_same, expect_raises
 from tests.properties import anchored
 from tests.strategies import reusable
 

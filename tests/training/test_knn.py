@@ -13,8 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.contract.examples import wide
-from grader.contract.expect import expect_raises
+from grader.testing import expect_raises, wide
 from tests.properties import anchored
 from tests.strategies import float_tensors, layouts
 

@@ -9,7 +9,7 @@ import torch
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from grader.contract.expect import as_tuple, assert_same, expect_raises
+from grader.testing import as_tuple, assert_same, expect_raises
 from tests.numerics import full_float32
 from tests.properties import anchored, assert_arguments_unchanged
 from tests.strategies import any_layout
