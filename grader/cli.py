@@ -1,7 +1,7 @@
 """``torchdrill``: the command line. It parses arguments and calls the command.
 
 Every command lives in the layer it belongs to (``grader.grading.commands``:
-``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``;
+``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``, ``stubs``;
 ``grader.authoring``: ``release``, ``gradescope-autograder``, ``secret``;
 ``grader.classroom.classgrade``: ``grade-all``, ``merge``;
 ``grader.classroom.term_commands``: ``extend``, ``override``) as a
@@ -26,7 +26,7 @@ from grader.core import i18n, syllabus
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError, UsageError
 from grader.core.i18n import N_, _
 from grader.grading import commands, options
-from grader.learner import check, hint, listing, watch
+from grader.learner import check, hint, listing, stub_language, watch
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,21 +132,30 @@ def _lang_option(p: argparse.ArgumentParser) -> None:
 
 def chosen_lang(argv: list[str]) -> i18n.Lang:
     """The language the command speaks, known before its parser is built (the help is
-    in it too): ``--lang`` wherever it is, then ``i18n.choose``'s order."""
-    flag = None
-    for i, arg in enumerate(argv):
-        if arg == "--lang" and i + 1 < len(argv):
-            flag = argv[i + 1]
-        elif arg.startswith("--lang="):
-            flag = arg.split("=", 1)[1]
+    in it too): ``--lang`` wherever it is, then ``i18n.choose``'s order, the course's
+    default read from ``--course DIR`` where it is given, else from the current folder's."""
+    flag, course = _option(argv, "--lang"), _option(argv, "--course")
     try:
-        default = syllabus.load(syllabus.find_course(Path.cwd())).language
+        root = Path(course).resolve() if course else syllabus.find_course(Path.cwd())
+        default = syllabus.load(root).language
     except (TorchdrillError, OSError):
         default = None  # outside a course, or a course.toml the command itself will report
     return i18n.choose(flag, default)
 
 
+def _option(argv: list[str], name: str) -> str | None:
+    """The last value of option ``name`` in ``argv`` (``--name VALUE`` or ``--name=VALUE``)."""
+    found = None
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            found = argv[i + 1]
+        elif arg.startswith(name + "="):
+            found = arg.split("=", 1)[1]
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The ``torchdrill`` command (``argv``: its arguments; None: this program's own)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         lang = chosen_lang(argv)
@@ -180,7 +189,8 @@ def _grade(sub: argparse._SubParsersAction) -> None:
                           "folders is graded in the sandbox"))
     g.add_argument("--out", metavar="DIR", help=_("where results.json goes (default: reports/)"))
     g.add_argument("--only", nargs="+", metavar="EXERCISE_ID",
-                   help=_("grade only these exercises, e.g. tensors/one_hot"))
+                   help=_("grade only these exercises, e.g. tensors/one_hot (their results replace those "
+                          "exercises' earlier ones in results.json; the others are kept)"))
     g.add_argument("-n", "--workers", type=int, default=0, metavar="N",
                    help=_("spread the tests over N processes (pytest-xdist; default 0: this process)"))
     options.add_to_parser(g, isolation_default="auto", isolation_help=(
@@ -229,10 +239,11 @@ def _learner(sub: argparse._SubParsersAction) -> None:
 
     chk = sub.add_parser(
         "check", help=_("grade one drill quickly and show what to fix"),
-        description=_("Grade one drill in this process (at most 25 examples per property, your print() "
-                      "output and breakpoint() work), print each failing property with its "
-                      "smallest failing input, expected vs got and your code's traceback, and "
-                      "record the result for 'list'. Exits 0 when the drill is done, 1 when not."))
+        description=_("Grade one drill in the grader's own process, no worker and no sandbox (so your "
+                      "print() output and breakpoint() work; at most 25 examples per property), print "
+                      "each failing property with its smallest failing input, expected vs got and your "
+                      "code's traceback, record the result for 'list' (the other drills' results are "
+                      "kept) and render the report again. Exits 0 when the drill is done, 1 when not."))
     chk.add_argument("name", metavar="NAME",
                      help=_("the drill: its id (tensors/one_hot), its name (one_hot) or its file"))
     _check_options(chk, default_timeout=None)
@@ -260,6 +271,20 @@ def _learner(sub: argparse._SubParsersAction) -> None:
     _place_options(hnt)
     hnt.set_defaults(run=hint.cmd_hint)
 
+    stb = sub.add_parser(
+        "stubs", help=_("switch the docstrings of your drill files to a language (your code untouched)"),
+        description=_("Switch the docstrings of the drill files in your folder (exercises/) to the "
+                      "language chosen as for every command (--lang, then ${env}, then course.toml's "
+                      "language, then the locale): torchdrill stubs --lang zh_CN, and back with --lang en. "
+                      "Only docstrings change: the code you wrote, comments and line ends stay byte for "
+                      "byte. A docstring you edited is kept as you wrote it, and said; a file that does "
+                      "not parse, or is a link, is left alone. The course's English docstrings are kept "
+                      "in exercises/{record}, and each file as it was in exercises/{backup}/. Exits 0 "
+                      "when every drill file is switched, 1 when one could not be.",
+                      env=i18n.LANG_ENV, record=stub_language.ENGLISH_FILE, backup=stub_language.BACKUP_DIR))
+    _place_options(stb)
+    stb.set_defaults(run=stub_language.cmd_stubs)
+
 
 def _place_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--course", metavar="DIR",
@@ -271,7 +296,7 @@ def _place_options(p: argparse.ArgumentParser) -> None:
 
 def _check_options(p: argparse.ArgumentParser, default_timeout: float | None) -> None:
     p.add_argument("--out", metavar="DIR",
-                   help=_("where the results.json to update lives (default: reports/)"))
+                   help=_("where the results.json to update and its report live (default: reports/)"))
     if default_timeout is None:
         timeout_help = _("time limit per property (default: no limit); Ctrl-C stops a run anyway")
     else:

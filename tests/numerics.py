@@ -109,3 +109,13 @@ def assert_same_grads(got: object, expected: list[torch.Tensor | None], names: S
                                f"gradient must stay None; got {type(g).__name__}")
             continue
         assert_same(g, e, what=f"{where}: gradient of {name}")
+
+
+def overflowed(got: Any, expected: Any) -> bool:
+    """Whether the answer ``got`` holds inf or nan where ``expected`` is finite: what an
+    overflow (exp of a large number, inf / inf) or a blend (0 * inf) leaves. Advice about
+    those mistakes goes in a message only when this holds: the answer shows the mistake."""
+    if not (type(got) is torch.Tensor and isinstance(expected, torch.Tensor) and got.shape == expected.shape
+            and (got.is_floating_point() or got.is_complex())):
+        return False
+    return bool((~torch.isfinite(got.detach().cpu()) & torch.isfinite(expected.detach().cpu())).any())

@@ -32,7 +32,20 @@ How to use it::
   raises ``AssertionError`` when the answer is wrong): boolean twins, a module run
   against the oracle's output, several functions at once.
 - ``assert_ordinary(call, oracle, what=...)`` runs the same comparison at once, for a
-  check that is not a block.
+  check that is not a block; ``assert_ordinary_answer(got, expected, what=...)`` for an
+  answer already in hand (the same call's result, after the property's own check).
+- A property fails for what its name says, or says which other defect stopped it. A
+  failing block is the property's own failure (its check found what its name says is
+  wrong). When the block held and the ordinary comparison fails, the message is
+  "stopped by another defect: <the comparison's difference>": the answer is wrong where
+  the drill's main properties look, and the report counts the failure with theirs.
+- ``harder_than(call, oracle, what=...)`` anchors a comparison on a harder form of an
+  ordinary input (large values, another memory layout, a lower precision): there the
+  block cannot tell its own mistake from a wrong answer on the ordinary input, so when
+  it fails the ordinary input is checked too, and a wrong answer there is reported
+  instead ("stopped by another defect: ..."). Advice in the block's message ("subtract
+  the max") then reaches only an answer that is right on the ordinary input; give it
+  only where the answer shows the mistake it names (``tests.numerics.overflowed``).
 - ``boolean_twins(call, expected, twin_call, what=..., twin_what=...)``: a boolean answer always meets a
   twin case whose answer is the opposite, in the same example, so "always True" and
   "always False" both fail.
@@ -56,7 +69,7 @@ from typing import Any
 
 import torch
 
-from grader.testing import assert_same
+from grader.testing import StudentError, assert_same, stopped
 
 Compare = Callable[[Any, Any, str], None]
 
@@ -69,16 +82,27 @@ def assert_ordinary(call: Callable[[], Any], oracle: Callable[[], Any] | None = 
     replaces it for answers ``assert_same`` cannot judge (a module to run, a set of
     allowed values): ``compare(got, expected, what)`` raises ``AssertionError`` when wrong.
     With ``oracle=None``, ``call()`` is the whole comparison and must raise when wrong.
+    A failure reads "stopped by another defect: ..." (``grader.contract.expect.stopped``).
     """
-    if oracle is None:
-        call()
-        return
-    expected = oracle()
-    got = call()
-    if compare is not None:
-        compare(got, expected, what)
-    else:
-        assert_same(got, expected, what=what, **tolerance)
+    try:
+        if oracle is None:
+            call()
+            return
+        expected = oracle()
+        got = call()
+        if compare is not None:
+            compare(got, expected, what)
+        else:
+            assert_same(got, expected, what=what, **tolerance)
+    except AssertionError as failure:
+        raise stopped(failure) from None
+
+
+def assert_ordinary_answer(got: Any, expected: Any, *, what: str = "", compare: Compare | None = None,
+                           **tolerance: Any) -> None:
+    """``assert_ordinary`` for an answer in hand: the same call's result, compared with
+    the oracle's ``expected`` after the property's own check."""
+    assert_ordinary(lambda: got, lambda: expected, what=what, compare=compare, **tolerance)
 
 
 @contextmanager
@@ -86,10 +110,32 @@ def anchored(call: Callable[[], Any], oracle: Callable[[], Any] | None = None, *
              what: str = "", compare: Compare | None = None, **tolerance: Any) -> Iterator[None]:
     """Run the block (the property's own check), then ``assert_ordinary(call, oracle)``.
 
-    The block's failure is reported first (it is the more specific message); a
-    do-nothing answer that passes the block fails the ordinary comparison.
+    The block's failure is reported first (it is the property's own, and the more
+    specific message); a do-nothing answer that passes the block fails the ordinary
+    comparison, which then says "stopped by another defect: ...".
     """
     yield
+    assert_ordinary(call, oracle, what=what, compare=compare, **tolerance)
+
+
+@contextmanager
+def harder_than(call: Callable[[], Any], oracle: Callable[[], Any] | None = None, *,
+                what: str = "", compare: Compare | None = None, **tolerance: Any) -> Iterator[None]:
+    """``anchored`` for a block that compares the answer on a harder form of the ordinary
+    input ``call`` takes (its values scaled, its memory layout changed, its precision
+    lowered): when the block fails, the ordinary comparison is made too, and its failure
+    ("stopped by another defect: ...") is reported instead of the block's, which cannot
+    tell its own mistake from that one. The property fails either way: no point changes
+    hands, and the block's message (and its advice) reaches only an answer that is right
+    on the ordinary input."""
+    try:
+        yield
+    except AssertionError:
+        try:
+            assert_ordinary(call, oracle, what=what, compare=compare, **tolerance)
+        except StudentError:
+            pass  # the ordinary call raised: the block's failure says more
+        raise
     assert_ordinary(call, oracle, what=what, compare=compare, **tolerance)
 
 

@@ -38,18 +38,19 @@ from pathlib import Path
 from typing import Any
 
 import grader
-from grader.core import course_secret
+from grader.core import course_secret, i18n, syllabus
 from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.files import zip_member
 from grader.core.gradescope import CONFIG, COURSE, PAYLOAD, SECRET, grader_failed_result
+from grader.core.i18n import _
 from grader.core.stubs import write_stubs
 from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
 from grader.grading.pipeline import grading_args
 
 DEFAULT_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
-COURSE_DIRS = ("tests", "reference", "report_templates")
+COURSE_DIRS = ("tests", "reference", "report_templates", "locales")  # locales: the drills' texts in each language
 COURSE_FILES = ("course.toml", "pyproject.toml")
 
 
@@ -106,31 +107,34 @@ exit 0
 """
 
 
-def run_script() -> str:
-    """``run_autograder``, with the result it writes when Python cannot even start."""
-    fallback = json.dumps(grader_failed_result("the autograder's Python could not start"))
+def run_script(lang: i18n.Lang = i18n.Lang.EN) -> str:
+    """``run_autograder``, with the result it writes when Python cannot even start (in
+    ``lang``, the students' language)."""
+    with i18n.speaking(lang):
+        fallback = json.dumps(grader_failed_result(_("the autograder's Python could not start")))
     return RUN_AUTOGRADER.replace("__FALLBACK__", fallback)
 
 
 # ------------------------------------------------------------------ building the zip
 
 def build(course: Path, out: Path, config: dict[str, Any], torch_index: str = DEFAULT_TORCH_INDEX,
-          secret: Secret | None = None) -> list[str]:
+          secret: Secret | None = None, lang: i18n.Lang = i18n.Lang.EN) -> list[str]:
     """Write the autograder zip for ``course`` to ``out``; returns its member names.
     ``secret``: the course secret its gradings draw their examples from (root-only on
-    Gradescope, like the course: ``setup.sh``)."""
+    Gradescope, like the course: ``setup.sh``). ``lang``: what students read (the zip's
+    ``course.toml`` says it, as a handout's does)."""
     torch_pin = _torch_pin(course / "constraints.txt")
     members: dict[str, tuple[bytes, int]] = {}  # name -> (bytes, mode)
     setup = SETUP_SH.replace("__TORCH_INDEX__", torch_index).replace("__TORCH__", torch_pin)
     members["setup.sh"] = (setup.encode(), 0o755)
-    members["run_autograder"] = (run_script().encode(), 0o755)
+    members["run_autograder"] = (run_script(lang).encode(), 0o755)
     name, wheel = build_wheel(course)
     members[f"{PAYLOAD}/wheels/{name}"] = (wheel, 0o644)
     members[f"{PAYLOAD}/constraints.txt"] = ((course / "constraints.txt").read_bytes(), 0o644)
     members[f"{PAYLOAD}/{CONFIG}"] = ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), 0o644)
     if secret is not None:
         members[f"{PAYLOAD}/{SECRET}"] = ((secret.text + "\n").encode(), 0o600)
-    for rel, data in _course_files(course).items():
+    for rel, data in _course_files(course, lang).items():
         members[f"{PAYLOAD}/{COURSE}/{rel}"] = (data, 0o644)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -152,9 +156,11 @@ def _torch_pin(constraints: Path) -> str:
                      "installs exactly the torch the course was tested with")
 
 
-def _course_files(course: Path) -> dict[str, bytes]:
+def _course_files(course: Path, lang: i18n.Lang = i18n.Lang.EN) -> dict[str, bytes]:
     """What grading needs of the course: tests (hidden ones too), the reference, the
-    pristine stubs (a notebook's functions are mapped by their names), course.toml."""
+    pristine stubs (a notebook's functions are mapped by their names), the drills' texts
+    in every language (``locales/``) and course.toml, whose ``language`` is ``lang``
+    when that is not English."""
     files: dict[str, bytes] = {}
     for folder in COURSE_DIRS:
         for path in sorted((course / folder).rglob("*")):
@@ -165,6 +171,8 @@ def _course_files(course: Path) -> dict[str, bytes]:
     for name in COURSE_FILES:
         if (course / name).is_file():
             files[name] = (course / name).read_bytes()
+    if lang is not i18n.Lang.EN and "course.toml" in files:
+        files["course.toml"] = syllabus.with_language(files["course.toml"].decode("utf-8"), lang.value).encode()
     with tempfile.TemporaryDirectory() as tmp:
         for path in write_stubs(course, Path(tmp) / "exercises"):
             files[path.relative_to(tmp).as_posix()] = path.read_bytes()
@@ -226,7 +234,7 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
               "examples": drawn.digest if drawn else "public",
               "drills": sorted(args.only or exercise_tests(course)),
               "made_by": f"torchdrill {grader.__version__}"}
-    names = build(course, out, config, args.torch_index, drawn)
+    names = build(course, out, config, args.torch_index, drawn, getattr(args, "lang", i18n.Lang.EN))
     drills = config["drills"]
     print(f"autograder: {out} ({len(names)} files; {len(drills)} drill(s): "
           f"{', '.join(drills) if len(drills) <= 6 else ', '.join(drills[:6]) + ', ...'})")

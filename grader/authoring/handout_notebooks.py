@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from grader.core import drill_texts, syllabus
+from grader.core import drill_texts, i18n, syllabus
 from grader.core.i18n import _, ngettext
 from grader.core.stubs import handout_source
 
@@ -35,11 +35,12 @@ NOTEBOOKS_DIR = "notebooks"
 TEST_PACKAGES = ("hypothesis", "pytest", "pytest-xdist")
 IF_MISSING = (("rich", "rich"), ("jinja2", "jinja2"), ("nbformat", "nbformat"))
 
-SETUP_CELL = '''# Set-up: run this cell once per session. It finds this course's handout (or downloads it),
-# and installs torchdrill's grader and its pinned test tools; torch is the runtime's own.
+SETUP_CELL = '''# {run_once}
+# {what_it_does}
+# {no_torch}
 import os, pathlib, subprocess, sys, urllib.request, zipfile
 
-HANDOUT_URL = {url!r}  # a .zip or a git repository of the handout, from your instructor
+HANDOUT_URL = {url!r}  # {url_note}
 
 
 def _handout():
@@ -48,8 +49,7 @@ def _handout():
         if (folder / "course.toml").is_file() and (folder / "tests" / "conftest.py").is_file():
             return folder
     if not HANDOUT_URL:
-        raise RuntimeError("no torchdrill handout here: open this notebook inside the handout "
-                           "folder, or set HANDOUT_URL above")
+        raise RuntimeError({no_handout!r})
     target = here / "torchdrill-handout"
     if HANDOUT_URL.endswith(".zip"):
         archive, _ = urllib.request.urlretrieve(HANDOUT_URL)
@@ -78,8 +78,25 @@ except ImportError:
 if str(COURSE) not in sys.path:
     sys.path.insert(0, str(COURSE))
 from grader.learner.notebook import check  # noqa: E402
-print(f"torchdrill handout: {{COURSE}}")
+print({handout_at!r}, COURSE)
 '''
+
+
+def setup_cell(handout_url: str) -> str:
+    """The notebook's first cell, its comments and messages in the language of ``_``."""
+    def line(text: str) -> str:  # a comment's text on one line
+        return " ".join(text.split())
+
+    return SETUP_CELL.format(
+        url=handout_url, packages=list(TEST_PACKAGES), if_missing=list(IF_MISSING),
+        run_once=line(_("Set-up: run this cell once per session.")),
+        what_it_does=line(_("It finds this course's handout, or downloads it, and installs torchdrill's "
+                            "grader and its pinned test tools.")),
+        no_torch=line(_("torch is the runtime's own: this cell never installs it.")),
+        url_note=line(_("a .zip or a git repository of the handout, from your instructor")),
+        no_handout=_("no torchdrill handout here: open this notebook inside the handout folder, or set "
+                     "HANDOUT_URL above"),
+        handout_at=_("torchdrill handout:")).rstrip("\n")
 
 
 def _split_stub(text: str) -> tuple[str, str]:
@@ -96,7 +113,13 @@ def _split_stub(text: str) -> tuple[str, str]:
 
 def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout_url: str,
                    lang: str = "en", topic_title: str | None = None) -> str:
-    """One topic's notebook as JSON text."""
+    """One topic's notebook as JSON text, every word in ``lang``."""
+    with i18n.speaking(i18n.Lang(lang)):
+        return _notebook(root, topic, course_title, handout_url, lang, topic_title)
+
+
+def _notebook(root: Path, topic: syllabus.Topic, course_title: str, handout_url: str,
+              lang: str, topic_title: str | None) -> str:
     import nbformat
 
     nb = nbformat.v4.new_notebook()
@@ -129,8 +152,7 @@ def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout
                 "properties run too.") + "\n\n"
             + _("Hand in this notebook as it is: the grader reads your functions from their cells "
                 "(the last definition of each counts) and never runs the rest.")),
-        nbformat.v4.new_code_cell(SETUP_CELL.format(url=handout_url, packages=list(TEST_PACKAGES),
-                                                     if_missing=list(IF_MISSING)).rstrip("\n")),
+        nbformat.v4.new_code_cell(setup_cell(handout_url)),
         *drill_cells,
     ]
     for i, cell in enumerate(nb.cells):  # stable ids: the same course writes the same notebooks
@@ -140,13 +162,14 @@ def topic_notebook(root: Path, topic: syllabus.Topic, course_title: str, handout
 
 def write_notebooks(root: Path, out: Path, course: syllabus.Course, handout_url: str = "",
                     lang: str = "en") -> list[Path]:
-    """``out/notebooks/<topic>.ipynb`` for every topic; returns the files written."""
+    """``out/notebooks/<topic>.ipynb`` for every topic, every word in ``lang``; returns
+    the files written."""
     folder = out / NOTEBOOKS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for topic in course.topics:
         path = folder / f"{topic.name or 'drills'}.ipynb"
         path.write_text(topic_notebook(root, topic, drill_texts.course_title(course, lang), handout_url,
-                                            lang, drill_texts.topic_title(course, lang, topic.name)), encoding="utf-8")
+                                       lang, drill_texts.topic_title(course, lang, topic.name)), encoding="utf-8")
         written.append(path)
     return written

@@ -1,7 +1,8 @@
 """``torchdrill release OUT``: the student handout, with nothing secret in it.
 
 What goes in: the ``exercises/`` stubs (pristine: ``grader.core.stubs``, so a
-course author's own solutions in ``exercises/`` never ship), the grader package (without its own
+course author's own solutions in ``exercises/`` never ship) with the course's English
+docstrings beside them (``grader.core.docstring_record``), the grader package (without its own
 tests: their mutants and self-checks name hidden tests and need the reference),
 the public tests (cut by ``grader.authoring.public_tests``), ``report_templates/``,
 ``course.toml``, ``pyproject.toml``, ``constraints*.txt``, ``.gitignore``, and the
@@ -37,7 +38,7 @@ from grader.authoring.public_tests import (
     public_properties,
 )
 from grader.authoring.student_files import ReleaseError, student_pyproject, student_readme, student_tox_ini
-from grader.core import drill_texts, i18n, syllabus
+from grader.core import docstring_record, drill_texts, i18n, syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
 from grader.core.stubs import write_stubs
@@ -64,6 +65,7 @@ def build(root: Path, out: Path, notebooks: bool = False, handout_url: str = "",
     ``notebooks``, also one notebook per topic: ``grader.authoring.handout_notebooks``),
     its stubs' docstrings in ``lang``, which becomes the handout's default language."""
     course = _checked_course(root)
+    _check_english(root, course)
     filtered = filtered_tests(root)
     public = public_properties(root, filtered)
     bare = [d for d in course.ids if not public.get(d)]
@@ -109,6 +111,28 @@ def _checked_course(root: Path) -> syllabus.Course:
     return course
 
 
+def _check_english(root: Path, course: syllabus.Course) -> None:
+    """The course's stubs are its English: refuse ``exercises/`` whose docstrings
+    ``torchdrill stubs`` switched to another language (its record of the English differs)."""
+    try:
+        kept = docstring_record.read(root / "exercises")
+    except UsageError as exc:
+        raise ReleaseError(str(exc)) from None
+    for drill in course.ids:
+        path = root / "exercises" / f"{drill}.py"
+        if drill not in kept or not path.is_file():
+            continue
+        try:
+            now = drill_texts.docstrings(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue  # the stub check says what is wrong with it
+        if any(name in now and now[name] != text for name, text in kept[drill].items()):
+            raise ReleaseError(f"exercises/{drill}.py: its docstrings are not the English kept in "
+                               f"exercises/{docstring_record.ENGLISH_FILE} (switched by `torchdrill stubs`?): "
+                               "run `torchdrill stubs --lang en` first, or delete that file if these are the "
+                               "course's English")
+
+
 def _new_folder(out: Path) -> Path:
     out = out.resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -121,6 +145,8 @@ def _write_handout(root: Path, out: Path, course: syllabus.Course,
                    filtered: dict[Path, Filtered], public: dict[str, list[str]], notebooks: bool = False,
                    lang: i18n.Lang = i18n.Lang.EN) -> None:
     write_stubs(root, out / "exercises", lang)  # the stubs as handed out, whatever exercises/ holds now
+    # the course's English docstrings beside them: `torchdrill stubs` switches a handout's stubs both ways
+    docstring_record.write(out / "exercises", docstring_record.of_course(root, course.ids))
     _copy_tree(root / "grader", out / "grader", lambda p: p.relative_to(root / "grader").parts[0] != "tests")
     for path in course_test_files(root):
         target = out / path.relative_to(root)
@@ -141,7 +167,7 @@ def _write_handout(root: Path, out: Path, course: syllabus.Course,
         path.write_text(syllabus.with_language(path.read_text(encoding="utf-8"), lang.value), encoding="utf-8")
     student_pyproject(out / "pyproject.toml")
     (out / "tox.ini").write_text(student_tox_ini(root / "tox.ini"), encoding="utf-8")
-    (out / "README.md").write_text(student_readme(root, course, public, notebooks), encoding="utf-8")
+    (out / "README.md").write_text(student_readme(root, course, public, notebooks, lang.value), encoding="utf-8")
 
 
 def _drop_titles(locales: Path, hidden: set[str]) -> None:

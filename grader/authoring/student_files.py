@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from grader.core import syllabus
+from grader.core import drill_texts, syllabus
 from grader.core.errors import UsageError
 
 README_TEMPLATE = Path(__file__).parent / "templates" / "student_README.md.j2"
@@ -73,24 +73,30 @@ def _ini_section(name: str, options: dict[str, str]) -> list[str]:
 
 
 def student_readme(root: Path, course: syllabus.Course, public: dict[str, list[str]],
-                   notebooks: bool = False) -> str:
-    """README.md of a handout, from ``grader/authoring/templates/student_README.md.j2``."""
+                   notebooks: bool = False, lang: str = "en") -> str:
+    """README.md of a handout in ``lang``, from ``grader/authoring/templates/student_README.md.j2``
+    (``student_README.<lang>.md.j2`` for another language): the course's, topics' and
+    drills' titles in that language where the course has them."""
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(README_TEMPLATE.parent)),
                              autoescape=False, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["number"] = lambda x: "?" if x is None else f"{x:g}"
-    topics: list[dict[str, Any]] = [{"title": t.title, "drills": [_drill_row(root, d, public) for d in t.drills]}
+    topics: list[dict[str, Any]] = [{"title": drill_texts.topic_title(course, lang, t.name),
+                                     "drills": [_drill_row(root, d, public, lang) for d in t.drills]}
                                     for t in course.topics]
     total = sum(d["points"] or 0 for t in topics for d in t["drills"])
     first = course.drills[0] if course.drills else None
-    return env.get_template(README_TEMPLATE.name).render(
-        title=course.title, topics=topics, total=total, notebooks=notebooks,
-        first=first.name if first else "NAME", first_id=first.id if first else "topic/NAME")
+    template = README_TEMPLATE.name if lang == "en" else README_TEMPLATE.name.replace(".md.j2", f".{lang}.md.j2")
+    languages = sorted(p.name for p in (root / drill_texts.LOCALES).glob("*") if p.is_dir())
+    return env.get_template(template).render(
+        title=drill_texts.course_title(course, lang), topics=topics, total=total, notebooks=notebooks,
+        languages=languages, first=first.name if first else "NAME", first_id=first.id if first else "topic/NAME")
 
 
-def _drill_row(root: Path, drill: syllabus.Drill, public: dict[str, list[str]]) -> dict[str, Any]:
+def _drill_row(root: Path, drill: syllabus.Drill, public: dict[str, list[str]], lang: str) -> dict[str, Any]:
     facts = syllabus.drill_facts(root, drill.id)
-    return {"id": drill.id, "name": drill.name, "points": facts["points"], "title": facts["title"],
+    title = (drill_texts.title(root, lang, drill.id) if lang != "en" else None) or facts["title"]
+    return {"id": drill.id, "name": drill.name, "points": facts["points"], "title": title,
             "hints": len(drill.hints), "public": len(public.get(drill.id, []))}

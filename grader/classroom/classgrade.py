@@ -60,7 +60,7 @@ from grader.grading import options
 from grader.grading.pipeline import grading_args
 from grader.intake import notebooks, times
 from grader.intake.archives import pack
-from grader.intake.reader import Entry, discover, screen_lookalikes
+from grader.intake.reader import Entry, discover, lookalike_notes
 from grader.intake.submission import from_entry
 from grader.reports import present, similarity_view, student_report
 from grader.sandbox import confine
@@ -74,6 +74,7 @@ class Tally:
     skipped: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # not a submission
     time_problems: dict[str, str] = field(default_factory=dict)  # graded with no time: its time was unreadable
+    lookalikes: dict[str, str] = field(default_factory=dict)  # graded, but its id looks like another's
     failed: dict[str, str] = field(default_factory=dict)  # the grader could not grade it
 
 
@@ -110,9 +111,10 @@ class ClassGrading:
         self.term_assignments = [a.name for a in term.assignments_of(course) if set(a.drills) & self.wanted]
 
     def plan(self, book: Gradebook, entries: list[Entry], gpu: bool) -> list[Job]:
-        # ids that look alike (in this folder, or like a student of the gradebook) are refused
-        for warning in screen_lookalikes(entries, known=book.students()):
-            self.console.print(f"[yellow]{warning}[/]", highlight=False)
+        # ids that look alike (in this folder, or like a student of the gradebook): graded, and said loudly
+        self.tally.lookalikes = lookalike_notes(entries, known=book.students())
+        for note in self.tally.lookalikes.values():
+            self.console.print("[bold yellow]" + escape(note) + "[/]", highlight=False)
         current = book.current()
         recorded_problems = book.problems()
         stub_paths = {f"{drill}.py": (self.course / "exercises" / f"{drill}.py")
@@ -138,8 +140,9 @@ class ClassGrading:
                 self.tally.skipped.append(entry.student)
                 if entry.student in self.times:  # graded before its time was known: keep a known one
                     book.record_times(entry.student, self.times[entry.student], replace=False)
-                if entry.student in self.tally.time_problems:
-                    book.record_problem(entry.student, self._time_problem(entry.student))
+                graded_note = self._graded_problem(entry.student)
+                if graded_note is not None:
+                    book.record_problem(entry.student, graded_note)
                 elif entry.student in recorded_problems:  # the entry reads well now, and is graded
                     book.clear_problem(entry.student)
                 continue
@@ -173,6 +176,13 @@ class ClassGrading:
             self.console.print(f"[yellow]{entry.student}[/]: " + escape(self._time_problem(entry.student)),
                                highlight=False)
             return None
+
+    def _graded_problem(self, student: str) -> str | None:
+        """What the gradebook and class.html say of a student graded with a problem: an
+        unreadable submission time, an id that looks like another's."""
+        notes = [self._time_problem(student)] if student in self.tally.time_problems else []
+        notes += [self.tally.lookalikes[student]] if student in self.tally.lookalikes else []
+        return "; ".join(notes) or None
 
     def _time_problem(self, student: str) -> str:
         """What the gradebook and class.html say of a student whose time was unreadable."""
@@ -232,8 +242,9 @@ class ClassGrading:
         write_student(self.out, self.course, student, results, self.lang)
         book.record(student, job.content_hash, results, wall_s=answer.wall_s,
                     tests_s=answer.tests_s, worker=answer.worker, times=self.times.get(student))
-        if student in self.tally.time_problems:  # after record(), which clears the entry's problem
-            book.record_problem(student, self._time_problem(student))
+        note = self._graded_problem(student)
+        if note is not None:  # after record(), which clears the entry's problem
+            book.record_problem(student, note)
         self.tally.graded.append(student)
 
     def _failed(self, book: Gradebook, student: str, reason: str) -> None:
@@ -394,6 +405,11 @@ def _summary(tally: Tally, current: Mapping[str, Results], written: dict[str, Pa
         print(_("{count} submission time(s) could not be read:", count=len(tally.time_problems)))
         for student, reason in sorted(tally.time_problems.items()):
             print(f"  {student}: {reason.splitlines()[0]}")
+    if tally.lookalikes:
+        print(_("{count} student id(s) look like another's (graded; check they are different students):",
+                count=len(tally.lookalikes)))
+        for _student, note in sorted(tally.lookalikes.items()):
+            print(f"  {note}")
     if current:
         print(class_line(current))
     print(_("gradebook: {path}", path=ClassLayout(out).gradebook))

@@ -38,6 +38,7 @@ from grader.core.gradescope import (
     grader_failed_result,
     not_gradable_result,
 )
+from grader.core.i18n import _
 from grader.core.results_json import Results
 from grader.grading.pipeline import grade
 from grader.intake.submission import from_files, open_submission
@@ -124,23 +125,26 @@ def _when(text: Any) -> datetime | None:
 
 
 def notebook_note(results: Results) -> str:
-    """For a notebook: which cell each graded function came from (empty otherwise)."""
+    """For a notebook: which cell each graded function came from (empty otherwise), in
+    the language of the running command."""
     lines = []
     for ex in results.get("exercises", []):
         source = ex.get("source")
         if not source:
             continue
-        where = [f"{f['name']}() cell {f['cell']}, line {f['line']}" for f in source.get("functions", [])]
-        where += [f"{name}() not defined (graded as the stub)" for name in source.get("from_stub", [])]
+        where = [_("{function}() cell {cell}, line {line}", function=f["name"], cell=f["cell"], line=f["line"])
+                 for f in source.get("functions", [])]
+        where += [_("{function}() not defined (graded as the stub)", function=name)
+                  for name in source.get("from_stub", [])]
         if source.get("problem"):
             where.append(source["problem"])
-        lines.append(f"{ex['id']}: " + "; ".join(where))
+        lines.append(_("{drill}: {where}", drill=ex["id"], where=_("; ").join(where)))
     if not lines:
         return ""
     notebook = next(ex["source"]["notebook"] for ex in results["exercises"] if ex.get("source"))
-    return (f"\n\nRead from your notebook {notebook} (cells counted from 1, markdown cells "
-            "included; the last definition of each function counts, other code is not run):\n"
-            + "\n".join(lines))
+    return "\n\n" + _("Read from your notebook {notebook} (cells counted from 1, markdown cells included; "
+                      "the last definition of each function counts, other code is not run):",
+                      notebook=notebook) + "\n" + "\n".join(lines)
 
 
 def course_lang(root: Path) -> i18n.Lang:
@@ -156,8 +160,25 @@ def course_lang(root: Path) -> i18n.Lang:
         return i18n.Lang.EN
 
 
+def student_answer(root: Path, results: Results, lang: i18n.Lang) -> dict[str, Any]:
+    """Gradescope's results for ``results``, every word in ``lang``: the engine's from its
+    catalogs, the drills' own (property titles, the tests' failure phrases) from the
+    course's ``locales/``."""
+    course = root / "source" / PAYLOAD / COURSE
+    with i18n.speaking(lang):
+        found = exports.gradescope(results, lang, course)
+        found["output"] += notebook_note(results)
+    return found
+
+
 def run(root: Path) -> dict[str, Any]:
-    """Grade ``root/submission`` and write ``root/results/results.json`` (always)."""
+    """Grade ``root/submission`` and write ``root/results/results.json`` (always), in the
+    course's language."""
+    with i18n.speaking(course_lang(root)):
+        return _run(root)
+
+
+def _run(root: Path) -> dict[str, Any]:
     started = time.perf_counter()
     results_dir = root / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -170,8 +191,7 @@ def run(root: Path) -> dict[str, Any]:
         if term is not None:
             results["term"] = term
         results_json.write(results, results_dir / "torchdrill-results.json")  # for the instructor
-        answer = exports.gradescope(results, course_lang(root))
-        answer["output"] += notebook_note(results)
+        answer = student_answer(root, results, course_lang(root))
         print(f"graded: {answer['score']:g} / {results['max_score']:g}")
     except NotGradable as exc:
         answer = not_gradable_result(str(exc), drills)

@@ -66,7 +66,7 @@ def publish(book: Gradebook, out: Path, course: Path, gradescope: bool,
         write_atomically(stored, json.dumps(found, sort_keys=True) + "\n")
         written["similarity"] = similarity_view.write_csv(found, out / similarity_view.CSV_NAME)
     if gradescope:
-        paths = exports.write_gradescope_class(current, out, lang)
+        paths = exports.write_gradescope_class(current, out, lang, course)
         if paths:
             written["gradescope"] = paths[0].parent
     return written

@@ -396,6 +396,17 @@ def within_bounds(sizes: Mapping[str, int], file_bytes: int | None = None,
 
 
 def _size(data: bytes | str) -> int:
+    """Bytes of a file as compared: as graded (text as UTF-8) when that is within the
+    bound; else of its code alone (``canonical``), so that comments or docstrings padded
+    onto a copy do not take it out of the comparison."""
+    raw = _raw_size(data)
+    if raw <= COMPARED_FILE_BYTES:
+        return raw
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    return min(raw, len(canonical(text).encode("utf-8", errors="surrogatepass")))
+
+
+def _raw_size(data: bytes | str) -> int:
     """Bytes of a file as graded (text as UTF-8)."""
     return len(data) if isinstance(data, bytes) else len(data.encode("utf-8", errors="surrogatepass"))
 
@@ -424,7 +435,7 @@ def bounded_files(sources: Mapping[str, Mapping[str, bytes | str]], students: It
         sizes = {drill: _size(data) for drill, data in files.items()}
         left_out = within_bounds(sizes)
         for drill in sorted(left_out):
-            skipped.append({"student": sid, "file": f"{drill}.py", "bytes": sizes[drill],
+            skipped.append({"student": sid, "file": f"{drill}.py", "bytes": _raw_size(files[drill]),
                             "bound": left_out[drill], "limit": limits[left_out[drill]]})
         kept[sid] = {drill: data for drill, data in files.items() if drill not in left_out}
     return kept, skipped

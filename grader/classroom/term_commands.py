@@ -32,7 +32,7 @@ from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
 from grader.core.layout import ClassLayout
 from grader.core.students import Lookalikes, shown_id, student_id_problem, student_name
-from grader.core.syllabus import CourseError, find_course
+from grader.core.syllabus import CourseError, drill_facts, find_course
 from grader.core.syllabus import load as load_course
 from grader.core.term_grades import Extension
 
@@ -46,12 +46,14 @@ def cmd_extend(args: argparse.Namespace) -> int:
     shown = None
     if not args.clear:
         if args.days is not None:
-            if not math.isfinite(args.days) or args.days <= 0:
-                raise UsageError(_("--days must be a positive number of days (got {days})", days=f"{args.days:g}"))
+            if not math.isfinite(args.days) or not 0 < args.days <= MAX_EXTENSION_DAYS:
+                raise UsageError(_("--days must be a number of days above 0 and at most {most} (got {days})",
+                                   most=MAX_EXTENSION_DAYS, days=f"{args.days:g}"))
             extension = Extension(days=float(args.days))
             shown = assignment.due + timedelta(days=args.days)
         else:
             shown = parse_until(args.until, assignment)
+            _check_until(shown, assignment)
             extension = Extension(until=shown.isoformat())
     with _open(out) as book:
         _known_student(book, args.student)
@@ -83,6 +85,10 @@ def cmd_override(args: argparse.Namespace) -> int:
             raise UsageError(_("POINTS must be a number, not {points}", points=repr(args.points))) from None
         if not math.isfinite(points) or points < 0:
             raise UsageError(_("POINTS must be a number of points, 0 or more (got {points})", points=args.points))
+        most = _most_points(course, target)
+        if most is not None and points > most:
+            raise UsageError(_("{target} is worth {most} points: an override of {points} is more than it "
+                               "can give", target=target, most=f"{most:g}", points=f"{points:g}"))
     with _open(out) as book:
         _known_student(book, args.student)
         given = _reason(args)
@@ -97,6 +103,40 @@ def cmd_override(args: argparse.Namespace) -> int:
         if given is None and reason:
             print(_("the reason in force is kept: {reason}", reason=reason))
         return _republish(book, out, course)
+
+
+MAX_EXTENSION_DAYS = 3650  # ten years: past that, a date typed wrong
+
+
+def _check_until(until: datetime, assignment: Assignment) -> None:
+    """An extension moves the due date later, and not beyond ``MAX_EXTENSION_DAYS``
+    (a year typed wrong would penalize the student, or be a date no report can show)."""
+    try:
+        later = until - assignment.due
+    except OverflowError:
+        later = timedelta.max
+    try:
+        until.astimezone(assignment.zone)  # a date no report could show on the course's clock
+    except (OverflowError, ValueError):
+        later = max(later, timedelta.max) if later > timedelta(0) else later
+    if later <= timedelta(0):
+        raise UsageError(_("--until {until} is not after {assignment}'s due date ({due}): an extension gives "
+                           "more time", until=until.isoformat(), assignment=assignment.name,
+                           due=assignment.due.isoformat()))
+    if later > timedelta(days=MAX_EXTENSION_DAYS):
+        raise UsageError(_("--until {until} is more than {most} days after {assignment}'s due date: is the "
+                           "year right?", until=until.isoformat(), most=MAX_EXTENSION_DAYS,
+                           assignment=assignment.name))
+
+
+def _most_points(course: Path, target: str) -> float | None:
+    """The points ``target`` (a drill id or an assignment's name) is worth, where known."""
+    for assignment in assignments_of(course):
+        if assignment.name == target:
+            worth = [drill_facts(course, d)["points"] for d in assignment.drills]
+            return None if None in worth else float(sum(worth))
+    points = drill_facts(course, target)["points"]
+    return None if points is None else float(points)
 
 
 def parse_until(text: str, assignment: Assignment) -> datetime:

@@ -30,6 +30,8 @@ from typing import Any
 
 import torch
 
+from grader.core import engine_phrases as words
+
 KINDS = ("tensors", "grads", "modules", "optimizers")
 
 
@@ -59,11 +61,11 @@ class Targets:
         targets = cls()
         per_rank = list(enumerate(args)) if ranks else [(rank, args)]
         for r, rank_args in per_rank:
-            prefix = "" if r is None else f"rank {r}'s "
             for i, value in enumerate(rank_args):
-                targets._walk(value, f"{prefix}argument {i + 1}", 0)
+                targets._walk(value, words.ARGUMENT.format(name=i + 1) if r is None
+                              else words.RANK_ARGUMENT.format(rank=r, name=i + 1), 0)
         for name, value in kwargs.items():
-            targets._walk(value, f"argument {name}", 0)
+            targets._walk(value, words.ARGUMENT.format(name=name), 0)
         return targets
 
     def _add(self, obj: Any, kind: str, label: str) -> bool:
@@ -156,27 +158,27 @@ class ArgumentGuard:
         for kind, state in self.tensors:
             label = self.targets.label[id(state.tensor)]
             if kind not in self.allowed and not same_tensor(state.tensor, state.data):
-                said.append(f"changed {label} in place")
+                said.append(words.CHANGED_IN_PLACE.format(label=label))
                 _restore_data(state.tensor, state.data)
             grad = state.tensor.grad if state.tensor.is_leaf else None
             if "grads" not in self.allowed and state.tensor.is_leaf and grad_changed(state.grad, grad):
-                said.append(f"changed {label}.grad")
+                said.append(words.CHANGED_GRAD.format(label=label))
                 state.tensor.grad = state.grad
             if kind not in self.allowed and state.tensor.is_leaf \
                     and state.tensor.requires_grad != state.requires_grad:
-                said.append(f"changed {label}.requires_grad")
+                said.append(words.CHANGED_REQUIRES_GRAD.format(label=label))
                 state.tensor.requires_grad_(state.requires_grad)
         if "modules" not in self.allowed:
             for module, layout in self.modules:
                 label = self.targets.label[id(module)]
                 if _module_layout(module) != layout:
-                    said.append(f"changed {label}'s modules, parameters or training mode")
+                    said.append(words.CHANGED_MODULE.format(label=label))
                     _restore_module(module, layout)
         if "optimizers" not in self.allowed:
             for opt, state, groups in self.optimizers:
                 now = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
                 if not same_state(opt.state, state) or now != groups:
-                    said.append(f"changed {self.targets.label[id(opt)]}'s state or options")
+                    said.append(words.CHANGED_OPTIMIZER.format(label=self.targets.label[id(opt)]))
                     opt.state.clear()
                     opt.state.update(state)
                     for group, old in zip(opt.param_groups, groups):

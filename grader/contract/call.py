@@ -42,12 +42,12 @@ def guarded_call(fn: Callable[..., Any], what: str, path: Path, forbidden: Forbi
             raise
         except BaseException as exc:  # noqa: BLE001 - anything the student raises
             if uses:
-                raise AssertionError(uses[0].message(what)) from None
+                raise uses[0].failure(what) from None
             text = student_traceback(exc, path) or "".join(
                 traceback.format_exception_only(type(exc), exc))
             raise StudentError(what, exc, text) from None
     if uses:
-        raise AssertionError(uses[0].message(what))
+        raise uses[0].failure(what)
     return result
 
 

@@ -27,6 +27,8 @@ from typing import Any
 
 import torch
 
+from grader.core import engine_phrases as words
+
 _GENERATOR = torch._C.default_generator  # the real one, even if torch.random's name is rebound later
 
 
@@ -56,16 +58,11 @@ def _deterministic(on: Callable[[], bool] = torch._C._get_deterministic_algorith
 # immutable value, so a snapshot is a tuple nothing can rewrite.
 Watched = tuple[tuple[str, Callable[[], Any], Callable[[Any], Any]], ...]
 WATCHED: Watched = (
-    ("torch's global random generator (torch.manual_seed, or a draw without a "
-     "generator of your own)", _rng_state, _set_rng_state),
-    ("the default dtype (torch.set_default_dtype)", torch._C.get_default_dtype,
-     torch._C._set_default_dtype),
-    ("grad mode (torch.set_grad_enabled / no_grad left on)", torch._C.is_grad_enabled,
-     torch._C._set_grad_enabled),
-    ("torch's thread count (torch.set_num_threads)", torch.get_num_threads,  # torch._C.get_num_threads itself
-     torch._C.set_num_threads),
-    ("the deterministic-algorithms flag (torch.use_deterministic_algorithms)", _deterministic,
-     _set_deterministic),
+    (words.RNG, _rng_state, _set_rng_state),
+    (words.DEFAULT_DTYPE, torch._C.get_default_dtype, torch._C._set_default_dtype),
+    (words.GRAD_MODE, torch._C.is_grad_enabled, torch._C._set_grad_enabled),
+    (words.THREADS, torch.get_num_threads, torch._C.set_num_threads),  # torch._C.get_num_threads itself
+    (words.DETERMINISTIC, _deterministic, _set_deterministic),
 )
 SENTENCES = frozenset(sentence for sentence, _, _ in WATCHED)
 

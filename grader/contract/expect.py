@@ -17,8 +17,9 @@ from typing import Any
 import torch
 
 from grader.contract.describe import describe
+from grader.core import differences, engine_phrases
 from grader.core.i18n import Message
-from grader.core.outcomes import StudentError
+from grader.core.outcomes import StudentError, worded
 
 
 class Mismatch(AssertionError):
@@ -42,6 +43,26 @@ def assert_same(got: Any, expected: Any, *, what: str = "result",
     ``torch.Tensor`` with equal dtype, shape, device and values (within the
     dtype's default tolerance unless ``rtol``/``atol`` are given)."""
     _compare(got, expected, what, rtol, atol, equal_nan)
+
+
+def assert_same_dtype(got: Any, expected: torch.Tensor, *, what: str = "result") -> None:
+    """Only the form of ``got``: exactly a ``torch.Tensor`` of ``expected``'s dtype (a form
+    check), worded as ``assert_same`` words the same difference, so that a report counts
+    it with the comparisons that show it."""
+    if type(got) is not torch.Tensor or got.dtype != expected.dtype:
+        _compare_tensor(got, expected, what, None, None, False)
+
+
+def stopped(failure: AssertionError) -> AssertionError:
+    """``failure``, the comparison of an answer on an ordinary input that rides with a
+    property, as that property's failure: "stopped by another defect: ..." (the answer
+    is wrong where another property looks), with the same got, expected and diff."""
+    said = differences.stopped(worded(failure) or str(failure).strip() or "assertion failed")
+    if isinstance(failure, Mismatch):
+        kept = Mismatch(said)
+        kept.details = failure.details
+        return kept
+    return _worded(said)
 
 
 def as_tuple(x: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -147,11 +168,14 @@ def value_diff(got: torch.Tensor, expected: torch.Tensor, rtol: float | None = N
     rel = abs_err / e64.abs().clamp_min(1e-300)
     max_rel = rel[finite].max().item() if finite.any() else float("nan")
     n = len(bad)
-    summary = f"({n} of {g.numel()} elements differ; first at index {tuple(bad[0]) if bad else ()})"
+    summary = engine_phrases.VALUES_SUMMARY.format(mismatched=n, total=g.numel(),
+                                                   index=tuple(bad[0]) if bad else ())
     return {
         "kind": "values",
         "mismatched": n,
         "total": g.numel(),
+        # inf or nan where a finite value was expected: what an overflow or 0 * inf leaves
+        "nonfinite": int((~torch.isfinite(g) & torch.isfinite(e)).sum()) if g.is_floating_point() else 0,
         "max_abs_error": max_abs if max_abs == max_abs else None,
         "max_rel_error": max_rel if max_rel == max_rel else None,
         "first_indices": [list(i) for i in bad[:max_indices]],
@@ -170,10 +194,10 @@ def expect_raises(exc_type: type[BaseException], *, when: str) -> Iterator[None]
     except StudentError as err:
         if isinstance(err.original, exc_type):
             return
-        raise _worded(Message("expected {expected} when {when}, but {function} raised {kind}: {error}",
+        raise _worded(Message(engine_phrases.RAISED_OTHER,
                               {"expected": exc_type.__name__, "when": when, "function": err.function,
                                "kind": type(err.original).__name__, "error": str(err.original)})) from None
-    raise _worded(Message("expected {expected} when {when}, but the call returned normally",
+    raise _worded(Message(engine_phrases.RETURNED_NORMALLY,
                           {"expected": exc_type.__name__, "when": when}))
 
 

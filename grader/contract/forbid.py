@@ -27,6 +27,9 @@ from typing import Any, ClassVar, TypeGuard, cast
 
 from torch.overrides import TorchFunctionMode, get_ignored_functions, resolve_name
 
+from grader.core import engine_phrases
+from grader.core.i18n import Message
+
 _ALIASES = {"F.": "torch.nn.functional.", "nn.": "torch.nn.", "Tensor.": "torch.Tensor."}
 
 
@@ -80,6 +83,11 @@ def members(name: str) -> tuple[str, ...]:
                  if callable(getattr(obj, attr, None)) and not isinstance(getattr(obj, attr), types.ModuleType))
 
 
+# A forbidden use, as the learner reads it (the only words a sandbox worker may send as an id
+# with a failed assertion: ``grader.sandbox.sandboxed_impl``).
+FORBIDDEN = engine_phrases.FORBIDDEN
+
+
 class ForbiddenAPIError(RuntimeError):
     """Raised inside the student's call when it uses a forbidden API."""
 
@@ -89,11 +97,17 @@ class ForbiddenUse:
     name: str
     hint: str
 
-    def message(self, function: str) -> str:
-        return (
-            f"{function} called {self.name}, which this drill forbids. "
-            f"Instead: {self.hint}"
-        )
+    def message(self, function: str) -> Message:
+        """What the learner reads (the hint is the course's phrase: its drill's translation
+        says it in their language)."""
+        return Message(FORBIDDEN, {"function": function, "name": self.name, "hint": self.hint})
+
+    def failure(self, function: str) -> AssertionError:
+        """The failed property a forbidden use makes, its message kept as an id."""
+        said = self.message(function)
+        failure = AssertionError(str(said))
+        failure.worded = said  # type: ignore[attr-defined]
+        return failure
 
 
 @dataclass

@@ -41,9 +41,11 @@ import torch
 
 # At the top, not in a rank: a sandbox worker imports no grader module once a submission may run.
 from grader.contract.call import guarded_call
+from grader.core.i18n import N_, Message
 from grader.core.outcomes import NotAttempted, StudentError, SubmissionError, TimedOut
 
 RENDEZVOUS_TIMEOUT_S = 60.0
+GLOO_TIMED_OUT = N_("{function}() on {world} gloo ranks did not finish in {seconds:.0f} s")
 
 
 class CollectiveMismatch(RuntimeError):
@@ -415,7 +417,8 @@ def gloo_ranks(path: Path, exercise_id: str, function: str,
                 if payload[0] != "ok":
                     break  # the others may wait for this rank forever
         except queue_module.Empty:
-            raise TimedOut(f"{function}() on {world} gloo ranks did not finish in {timeout_s:.0f} s") from None
+            raise TimedOut(Message(GLOO_TIMED_OUT, {"function": function, "world": world,
+                                                    "seconds": timeout_s})) from None
         finally:
             for p in procs:
                 p.join(timeout=5)

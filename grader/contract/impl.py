@@ -28,7 +28,7 @@ from grader.contract.effects import observed
 from grader.contract.forbid import Forbidden
 from grader.contract.loader import exercise_path, load_exercise
 from grader.core.i18n import Message
-from grader.core.outcomes import StudentError, SubmissionError, TimedOut
+from grader.core.outcomes import StudentError, SubmissionError, TimedOut, worded
 
 MAX_RECORDED_CALLS = 12
 
@@ -139,10 +139,12 @@ class Implementation:
                 self.calls.remove(record)
             raise
         except TimedOut as exc:
-            # hypothesis stops at once (no final replay records it): keep the input here
+            # hypothesis stops at once (no final replay records it): keep the input here, and
+            # why the call was stopped as a kept message (``counterexamples.call_ending``)
             record = record if record is not None else self._record(name, args, kwargs)
             if record is not None:
-                record["raised"] = f"timed out: {exc}"
+                kept = worded(exc)
+                record["timed_out"] = {"message": str(exc), "message_id": kept.to_json() if kept else None}
             raise
         if record is not None:
             record["result"] = describe(result)

@@ -51,10 +51,9 @@ def load_exercise(root: Path, exercise_id: str, namespace: str | None = None) ->
                                       {"path": str(path), "line": exc.lineno, "error": exc.msg})) from None
     except BaseException as exc:  # noqa: BLE001 - any failure at import is the submission's
         del sys.modules[name]
-        raise SubmissionError(
-            f"{path}: importing it raised {type(exc).__name__}: {exc}\n"
-            + student_traceback(exc, path)
-        ) from None
+        raise SubmissionError(Message("{path}: importing it raised {kind}: {error}",
+                                      {"path": str(path), "kind": type(exc).__name__, "error": str(exc)}),
+                              more=student_traceback(exc, path)) from None
     return module
 
 

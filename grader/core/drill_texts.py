@@ -28,15 +28,17 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from grader.core.syllabus import Course, CourseError, Drill, joined
+from grader.core import engine_phrases
+from grader.core.syllabus import Course, CourseError, Drill, joined, summary
 
 LOCALES = "locales"
 MAX_FILE_BYTES = 512 * 1024
@@ -148,29 +150,57 @@ def translated_source(source: str, texts: DrillTexts) -> str:
     """``source`` with each docstring ``texts`` has swapped for it; every other byte
     as written (a docstring the texts lack stays English)."""
     tree = ast.parse(source)
-    targets = [(name, node) for name, node in _documented(tree) if name in texts.docstrings]
+    targets = [(node, texts.docstrings[name]) for name, node in _documented(tree) if name in texts.docstrings]
     module = _doc_node(tree)
     if module is not None and texts.module is not None:
-        targets.append(("", module))
-    lines = source.splitlines(keepends=True)
-    for name, node in sorted(targets, key=lambda t: t[1].lineno, reverse=True):
-        text = texts.module if name == "" else texts.docstrings[name]
-        assert text is not None and node.end_lineno is not None and node.end_col_offset is not None
+        targets.append((module, texts.module))
+    return swap_docstrings(source, targets)
+
+
+def docstring_nodes(tree: ast.Module) -> list[tuple[str, ast.Constant]]:
+    """(qualified name, docstring node) of the module ("") and of every function and
+    class at any depth but a function's inside, in the order they come."""
+    found = _documented(tree)
+    module = _doc_node(tree)
+    return sorted(([("", module)] if module is not None else []) + found,
+                  key=lambda t: (t[1].lineno, t[1].col_offset))
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line as Python counts them (not str.splitlines')
+
+
+def swap_docstrings(source: str, edits: Iterable[tuple[ast.Constant, str]]) -> str:
+    """``source`` with each docstring node of ``edits`` (nodes of ``ast.parse(source)``)
+    replaced by a literal of its text; every other byte as written, line ends included."""
+    lines = _LINE.findall(source)
+    found = re.search(r"\r\n|\r|\n", source)
+    newline = found.group() if found else "\n"
+    for node, text in sorted(edits, key=lambda t: t[0].lineno, reverse=True):
+        assert node.end_lineno is not None and node.end_col_offset is not None
         first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]
-        indent = " " * node.col_offset
-        head, tail = first[:node.col_offset], last[node.end_col_offset:]
-        lines[node.lineno - 1:node.end_lineno] = [head + _literal(text, indent) + tail]
+        head, tail = first[:_column(first, node.col_offset)], last[_column(last, node.end_col_offset):]
+        indent = head if not head.strip() else " " * len(head)
+        lines[node.lineno - 1:node.end_lineno] = [head + _literal(text, indent, newline) + tail]
     return "".join(lines)
 
 
-def _literal(text: str, indent: str) -> str:
-    """A triple-quoted literal of ``text`` at ``indent`` (cleandoc gives ``text`` back)."""
-    body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    lines = body.split("\n")
-    if len(lines) == 1:
-        return f'"""{body}"""'
-    rest = "\n".join((indent + line) if line.strip() else "" for line in lines[1:])
-    return f'"""{lines[0]}\n{rest}\n{indent}"""'
+def _column(line: str, offset: int) -> int:
+    """The character index of ``ast``'s column ``offset`` (a count of UTF-8 bytes)."""
+    return len(line.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+
+
+def _literal(text: str, indent: str, newline: str = "\n") -> str:
+    """A triple-quoted literal of ``text`` at ``indent`` (cleandoc gives ``text`` back),
+    its lines ended by ``newline`` (the file's own)."""
+    def escaped(part: str) -> str:
+        return part.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\r", "\\r")
+
+    lines = escaped(text).split("\n")
+    if len(lines) == 1:  # quotes that end the text would end the literal early: escaped
+        core = text.rstrip('"')
+        return '"""' + escaped(core) + '\\"' * (len(text) - len(core)) + '"""'
+    rest = newline.join((indent + line) if line.strip() else "" for line in lines[1:])
+    return f'"""{lines[0]}{newline}{rest}{newline}{indent}"""'
 
 
 # ------------------------------------------------------------------ checks
@@ -268,13 +298,18 @@ def _texts(course: Path, lang: str, drill_id: str) -> DrillTexts | None:
         return None
 
 
+def title(course: Path, lang: str, drill_id: str) -> str | None:
+    """The drill's one-line title in ``lang`` (its module docstring's first sentence),
+    or None where the course has none in that language (English included)."""
+    return _title_of(_texts(course, lang, drill_id))
+
+
 def _title_of(texts: DrillTexts | None) -> str | None:
     """The drill's one-line title in the texts' language (its stub's module docstring's
-    first line, code marks dropped), or None where they have none."""
+    first sentence, code marks dropped), or None where they have none."""
     if texts is None or not texts.module:
         return None
-    first = texts.module.strip().splitlines()[0].strip()
-    return first.replace("``", "") or None
+    return summary(texts.module).replace("``", "") or None
 
 
 R = TypeVar("R", bound=Mapping[str, Any])
@@ -286,17 +321,31 @@ def with_titles(results: R, course: Path, lang: str) -> R:
     are left as they are)."""
     if lang == "en":
         return results
+    shared = course_phrases(course, lang)
     exercises = []
     for ex in results.get("exercises", []):
         texts = _texts(course, lang, str(ex.get("id")))
         found = _title_of(texts)
         titles = texts.properties if texts is not None else {}
-        phrases = {"phrases": texts.phrases} if texts is not None and texts.phrases else {}
+        said = dict(texts.phrases if texts is not None else {})  # the drill's own first, then the course's
+        said.update((k, v) for k, v in shared.items() if k not in said)
+        phrases = {"phrases": said} if said else {}
         tests = [{**t, **phrases, **({"title": titles[base]} if (base := t.get("name", "").partition("[")[0])
                                      in titles else {})} if isinstance(t, dict) else t
                  for t in ex.get("tests", [])]
         exercises.append({**ex, "tests": tests, **({"title": found} if found else {})})
     return cast(R, {**results, "exercises": exercises})
+
+
+def course_phrases(course: Path, lang: str) -> dict[str, str]:
+    """The failure phrases every drill's tests may say (``tests/properties.py``'s), in
+    ``lang``: the ``[phrases]`` of ``locales/<lang>/course.toml`` ({} where there are none,
+    or they cannot be read)."""
+    try:
+        found = _course_texts(course, lang).get("phrases")
+    except CourseError:
+        return {}
+    return {k: v for k, v in found.items() if isinstance(v, str) and v.strip()} if isinstance(found, dict) else {}
 
 
 def property_titles(results: Mapping[str, Any]) -> dict[str, str]:
@@ -309,6 +358,7 @@ def property_titles(results: Mapping[str, Any]) -> dict[str, str]:
 # ------------------------------------------------------------------ the tests' own phrases
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+LIST_SEPARATOR = engine_phrases.LIST_SEPARATOR  # between the parts of a list: "changed x; changed y"
 _ITEMS = re.compile(r"((?:\[\d+\])+)$")  # what an item of a result adds to its phrase: [0][2]
 
 
@@ -341,20 +391,174 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(pattern), re.S)
 
 
-def phrase(text: str, phrases: Mapping[str, str]) -> str | None:
+MAX_DEPTH = 4  # phrases inside phrases: "one_hot of ... ({why})" with a phrase of its own as ``why``
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _balanced(value: str) -> bool:
+    """Whether ``value``'s brackets pair up: a piece an f-string put there (a shape, a call,
+    a description), not the tail of one and the head of the next."""
+    stack: list[str] = []
+    for ch in value:
+        if ch in _OPEN:
+            stack.append(_CLOSE[_OPEN.index(ch)])
+        elif ch in _CLOSE and (not stack or stack.pop() != ch):
+            return False
+    return not stack
+
+
+MAX_SPLITS = 64  # the ways to cut one text by one template that are weighed (adjacent placeholders)
+MAX_STEPS = 500  # the cuts tried for one text and one template, whether they fit or not
+MAX_TEXT = 1_500  # characters of a text a phrase may say: a longer one holds more than the course's words
+
+
+def _splits(template: str, text: str) -> Iterator[dict[str, str]]:
+    """Each way ``template`` cuts ``text`` into its placeholders' values, shortest values
+    first, in which every value is a whole piece (``_balanced``): ``(2, 2)) (torch.gather
+    gives the expected`` is no shape. Two placeholders side by side (``{got}{got_shape}``)
+    may cut one text in several ways: ``_said`` weighs them all."""
+    parts = _PLACEHOLDER.split(template)
+    if not _in_order(parts, text):
+        return
+    steps = [MAX_STEPS]  # a text of a student's words cut many ways must not take long
+
+    def fill(i: int, at: int, found: dict[str, str]) -> Iterator[dict[str, str]]:
+        steps[0] -= 1
+        if steps[0] < 0:
+            return
+        if i >= len(parts):
+            if at == len(text):
+                yield found
+            return
+        name, literal = parts[i], parts[i + 1]
+        if i + 2 >= len(parts):
+            ends = [len(text) - len(literal)]
+        elif literal:
+            ends = [j for j in range(at + 1, len(text)) if text.startswith(literal, j)]
+        else:
+            ends = list(range(at + 1, len(text) + 1))
+        for end in ends:
+            value = text[at:end]
+            if end > at and (name not in found or found[name] == value) and _balanced(value) \
+                    and text.startswith(literal, end):
+                yield from fill(i + 2, end + len(literal), {**found, name: value})
+
+    if text.startswith(parts[0]):
+        yield from fill(1, len(parts[0]), {})
+
+
+def _in_order(parts: list[str], text: str) -> bool:
+    """Whether ``text`` starts and ends with the template's first and last words and holds
+    the others in order between them: what any cut needs, found without backtracking."""
+    first, last = parts[0], parts[-1]
+    if len(parts) == 1:
+        return text == first
+    if not text.startswith(first) or not text.endswith(last) or len(text) < len(first) + len(last) + 1:
+        return False
+    at, end = len(first) + 1, len(text) - len(last)
+    for literal in parts[2:-1:2]:
+        found = text.find(literal, at, end)
+        if found < 0:
+            return False
+        at = found + len(literal) + 1
+    return at <= end + 1
+
+
+def _split(template: str, text: str) -> dict[str, str] | None:
+    """The first of ``_splits``, or None."""
+    return next(_splits(template, text), None)
+
+
+def phrase(text: str, phrases: Mapping[str, str], inner: Mapping[str, str] | None = None) -> str | None:
     """``text`` (a failure phrase of the course's tests, as they wrote it in English) in
     the language of ``phrases`` (a drill's ``[phrases]``: templates whose ``{name}``
     parts match any text), or None where no template says it. An item's index
-    (``result[0]``) is kept as it is."""
+    (``result[0]``) is kept as it is. What fills a placeholder is translated the same
+    way where a template of ``inner`` (default: ``phrases``) says it (a case's
+    description inside a sentence; a list of such parts joined by "; " part by part),
+    else kept as written (a value, a name). Where several templates say ``text``, the
+    one that leaves the fewest words as written wins (``_said``): a sentence's template,
+    not the template of the description at its head whose last placeholder would
+    swallow the rest of the sentence."""
+    said = _said(text, phrases, phrases if inner is None else inner, 0)
+    return said[0] if said is not None else None
+
+
+def _said(text: str, phrases: Mapping[str, str], inner: Mapping[str, str],
+          depth: int) -> tuple[str, int] | None:
+    """(``text`` in the phrases' language, the letters left as written), by the template
+    of ``phrases`` that leaves the fewest (the one with the most words of its own among
+    equals), or None where none says it. Remembered: a report says the same phrases
+    for many properties and students."""
+    if len(text) > MAX_TEXT:
+        return None
+    key = (text, tuple(phrases.items()), None if inner is phrases else tuple(inner.items()), depth)
+    if key not in _SAID:
+        if len(_SAID) > MAX_SAID:
+            _SAID.clear()
+        _SAID[key] = _said_now(text, phrases, inner, depth)
+    return _SAID[key]
+
+
+MAX_SAID = 20_000
+_SAID: dict[tuple[Any, ...], tuple[str, int] | None] = {}
+
+
+def _said_now(text: str, phrases: Mapping[str, str], inner: Mapping[str, str],
+              depth: int) -> tuple[str, int] | None:
+    bases: list[tuple[str, str]] = [(text, "")]
     items = _ITEMS.search(text)
-    base = text[:items.start()] if items else text
-    for english, translated in phrases.items():  # the first template that says it
+    if items is not None:
+        indices = items.group(1)
+        bases += [(text[:items.start() + cut.start()], indices[cut.start():])
+                  for cut in reversed(list(re.finditer(r"\[\d+\]", indices)))]
+    best: tuple[str, int] | None = None
+    for english in _most_said_first(tuple(phrases)):
+        translated = phrases[english]
         if not _usable(english, translated):
             continue
-        found = _pattern(english).fullmatch(base)
-        if found:
-            return _filled(translated, found.groupdict()) + (items.group(1) if items else "")
-    return None
+        for base, suffix in bases:  # the whole text, else without its last items' indices ("[8]" ends like "[0]")
+            matched = False
+            for found in itertools.islice(_splits(english, base), MAX_SPLITS):
+                matched = True
+                parts = {name: _part(value, inner, depth) for name, value in found.items()}
+                left = sum(n for _, n in parts.values())
+                if best is None or left < best[1]:
+                    best = (_filled(translated, {k: v for k, (v, _) in parts.items()}) + suffix, left)
+            if matched:
+                break
+        if best is not None and best[1] == 0:
+            break
+    return best
+
+
+@cache
+def _most_said_first(templates: tuple[str, ...]) -> tuple[str, ...]:
+    """The templates, those with the most words of their own first, then those cut in more
+    parts, in the given order among equals: the order in which ``_said`` tries them, and
+    keeps the first of those that leave as few words as written."""
+    return tuple(sorted(templates, key=lambda template: (-len(_PLACEHOLDER.sub("", template)),
+                                                         -len(_PLACEHOLDER.findall(template)))))
+
+
+_LETTER = re.compile("[A-Za-z]")
+
+
+def _part(value: str, phrases: Mapping[str, str], depth: int) -> tuple[str, int]:
+    """A placeholder's text in the phrases' language where they say it, else as written;
+    and how many of its letters are left as written."""
+    if depth >= MAX_DEPTH:
+        return value, len(_LETTER.findall(value))
+    whole = _said(value, phrases, phrases, depth + 1) or (value, len(_LETTER.findall(value)))
+    pieces = value.split(LIST_SEPARATOR)
+    if len(pieces) > 1:  # a list ("changed x; changed y"), when a template says each part
+        said = [_said(piece, phrases, phrases, depth + 1) for piece in pieces]
+        if all(part is not None for part in said):
+            listed = cast(list[tuple[str, int]], said)
+            left = sum(n for _, n in listed)
+            if left < whole[1]:
+                return phrases.get(LIST_SEPARATOR, LIST_SEPARATOR).join(p for p, _ in listed), left
+    return whole
 
 
 def _filled(template: str, values: Mapping[str, str]) -> str:

@@ -19,8 +19,9 @@ A test's outcome is decided by what it raised, not by string matching:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
+from grader.core import engine_phrases
 from grader.core.i18n import N_, Message
 
 PASSED = "passed"
@@ -36,6 +37,7 @@ EXERCISE_STATUSES = (PASSED, "partial", FAILED, ERROR, NOT_ATTEMPTED, NOT_RUN)
 # Why a ``cuda`` test is not run here. Not "run tox -e cuda": that grades the course's
 # reference, not the student's work; the instructor's CUDA runner grades the student's.
 CUDA_REASON = N_("needs a CUDA device, and this machine has none: your instructor's CUDA runner grades it")
+GLOO_REASON = N_("needs torch.distributed with gloo, which this torch build lacks")
 
 
 def worded(exc: BaseException) -> Message | None:
@@ -47,11 +49,17 @@ def worded(exc: BaseException) -> Message | None:
 
 class _Outcome(BaseException):
     """An outcome raised with text, or with a ``Message`` kept for the report to
-    render in any language (``str()`` is its English either way)."""
+    render in any language (``str()`` is its English either way), and ``more``: what
+    follows it as written in every language (the student's traceback), on lines of its own."""
 
-    def __init__(self, text: str | Message = "", *rest: Any):
+    def __init__(self, text: str | Message = "", *rest: Any, more: str = ""):
         self.worded = text if isinstance(text, Message) else None
-        super().__init__(str(text), *rest)
+        self.more = more
+        super().__init__(str(text) + (f"\n{more}" if more else ""), *rest)
+
+    def again(self) -> Self:
+        """The same outcome, to raise anew (a file that did not load, for each property)."""
+        return type(self)(self.worded or str(self), more=self.more if self.worded else "")
 
 
 class NotAttempted(_Outcome):
@@ -77,6 +85,6 @@ class StudentError(Exception):
         self.function = function
         self.original = original
         self.traceback_text = traceback_text
-        self.worded = Message("{function} raised {kind}: {error}",
+        self.worded = Message(engine_phrases.STUDENT_RAISED,
                               {"function": function, "kind": type(original).__name__, "error": str(original)})
         super().__init__(str(self.worded))

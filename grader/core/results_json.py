@@ -3,9 +3,10 @@
 Every reader and writer of results goes through this module: ``build`` assembles
 them from per-test records, ``read``/``validate`` refuse what is not a torchdrill
 results document, ``rescore`` computes every score from the test outcomes,
-``replace_exercises`` lets newer exercises replace older ones (``check`` on top
-of ``grade``, ``grade-all --only``) and ``fold`` merges another runner's outcomes
-test by test (a CUDA runner's). The document's shape is typed below
+``replace_exercises`` lets newer exercises replace older ones (``check`` and
+``grade --only`` on the learner's record, ``grader.core.record``; ``grade-all
+--only``) and ``fold`` merges another runner's outcomes test by test (a CUDA
+runner's). The document's shape is typed below
 (``Results``, ``ExerciseResult``, ``TestResult``): plain JSON-ready dicts, so
 the gradebook stores them and the report templates read them as they are.
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
 import grader
-from grader.core import drill_texts
+from grader.core import drill_texts, engine_phrases
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.i18n import Message, Translator
@@ -377,17 +378,34 @@ def message_text(record: dict[str, Any], t: Translator) -> str:
     """A test record's message in ``t``'s language: its kept id rendered, then whatever
     the message holds after its English (a student's traceback), or the text as
     written where it has no kept id (an older results.json). The course's own phrases
-    in it (``what=``, an assertion's text) are translated where the record carries its
-    drill's phrases (``grader.core.drill_texts.with_titles`` adds them)."""
+    in it (an assertion's sentence; a kept message's ``COURSE_PARAMS``) are translated
+    where the record carries its drill's phrases (``grader.core.drill_texts.with_titles``
+    adds them), and so are the engine's own words in them or in its ``ENGINE_PARAMS``
+    (``grader.core.engine_phrases``). Any other parameter (a value, a name, the student's
+    own words) is shown as written, in every language."""
     text = str(record.get("message") or "")
-    phrases = record.get("phrases") or {}
+    course = record.get("phrases") or {}
+    engine = engine_phrases.phrases(t) if t.lang != "en" else {}
+    both = {**course, **{k: v for k, v in engine.items() if k not in course}}
     kept = Message.from_json(record.get("message_id"))
-    if kept is None or not text.startswith(english := str(kept)):
+    if kept is None or not text.startswith(english := str(kept)):  # the course's sentence, or an older record's
         first, newline, rest = text.partition("\n")
-        said = drill_texts.phrase(first, phrases) if phrases else None
+        said = drill_texts.phrase(first, both) if both else None
         return said + newline + rest if said is not None else text
-    if phrases:
-        params = {k: drill_texts.phrase(v, phrases) or v if isinstance(v, str) else v
-                  for k, v in kept.params.items()}
-        kept = Message(kept.id, params)
-    return t.message(kept) + text[len(english):]
+    params = dict(kept.params)
+    for name, value in kept.params.items():
+        table = both if name in COURSE_PARAMS else engine if name in ENGINE_PARAMS else None
+        if table and isinstance(value, str):  # its first line: an assert's text has pytest's lines after it
+            first, newline, rest = value.partition("\n")
+            said = drill_texts.phrase(first, table)
+            params[name] = said + newline + rest if said is not None else value
+    return t.message(Message(kept.id, params)) + text[len(english):]
+
+
+# A kept message's parameters that hold the course's words (``assert_same(what=...)``,
+# ``expect_raises(when=...)``, a forbidden API's hint, the defect that stopped a property),
+# and those that hold the engine's own (a values mismatch's summary, what a call changed):
+# each translated where a phrase says it. The rest (values, names, the student's own words)
+# are shown as written in every language.
+COURSE_PARAMS = frozenset({"what", "when", "hint", "defect"})
+ENGINE_PARAMS = frozenset({"summary", "changes"})

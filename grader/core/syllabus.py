@@ -171,6 +171,21 @@ def joined(text: str) -> str:
     return "".join(out)
 
 
+# where a sentence ends: . ! ? before a space and a capital, or Chinese 。！？ (not after e.g.)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(`])|(?<=[。！？])")
+_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|vs|etc|cf)\.$")
+
+
+def summary(doc: str) -> str:
+    """A docstring's first sentence, whole: its first paragraph on one line (``joined``)
+    up to the end of that sentence, never cut inside one."""
+    paragraph = joined(re.split(r"\n\s*\n", doc.strip(), maxsplit=1)[0])
+    for end in _SENTENCE_END.finditer(paragraph):
+        if not _ABBREVIATION.search(paragraph[:end.start()]):
+            return paragraph[:end.start()].strip()
+    return paragraph
+
+
 def with_language(text: str, lang: str) -> str:
     """course.toml's ``text`` with its ``language`` set to ``lang`` (a handout in that
     language): the key replaced, or added before the first table."""
@@ -314,14 +329,14 @@ def test_file(root: Path, drill_id: str) -> Path:
 
 def drill_facts(root: Path, drill_id: str) -> dict[str, Any]:
     """Points and title of a drill, read from its test module without importing it
-    (``pytestmark = pytest.mark.exercise(points=...)`` and the module docstring)."""
+    (``pytestmark = pytest.mark.exercise(points=...)`` and the module docstring's first
+    sentence)."""
     path = test_file(root, drill_id)
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError):
         return {"points": None, "title": ""}
-    doc = (ast.get_docstring(tree) or "").strip().splitlines()
-    return {"points": _marker_points(tree), "title": doc[0] if doc else ""}
+    return {"points": _marker_points(tree), "title": summary(ast.get_docstring(tree) or "")}
 
 
 def _marker_points(tree: ast.Module) -> float | None:

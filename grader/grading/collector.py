@@ -129,7 +129,7 @@ class ResultsCollector:
         if record.outcome == PASSED:
             record.outcome = ERROR
             kept = Message("the process running this test ended during it (os._exit, a crash, a "
-                           "signal), so it has no verdict: {why}", {"why": why.strip().splitlines()[-1][:300]})
+                           "signal), so it has no verdict: {error}", {"error": why.strip().splitlines()[-1][:300]})
             record.message, record.message_id = str(kept), kept.to_json()
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -8,7 +8,7 @@ below is the one definition of a flag: its type, default, choices and help.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,11 +20,31 @@ LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
 DEFAULT_TEST_TIMEOUT_S = 120.0
 
 
+def seconds(text: str) -> float:
+    """A number of seconds, 0 or more (0: no limit), for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("{text} is not a number of seconds", text=repr(text))) from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(_("{text}: a number of seconds is 0 (no limit) or more", text=text))
+    return value
+
+
+def budget_seconds(text: str) -> float:
+    """A drill budget in seconds, more than 0, for argparse."""
+    value = seconds(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(_("a drill budget of 0 s would stop every property before it ran: "
+                                           "give more than 0 seconds"))
+    return value
+
+
 @dataclass(frozen=True)
 class Option:
     flag: str
     help: str  # a gettext message; ``help_params`` fill its placeholders
-    type: type | None = None
+    type: Callable[[str], Any] | None = None
     default: Any = None
     choices: tuple[str, ...] | None = None
     action: str | None = None
@@ -68,17 +88,18 @@ SANDBOX_OFF = Option(
             "TORCHDRILL_SANDBOX_OFF=bwrap,landlock); results.json and the report say which "
             "layers ran"))
 CALL_TIMEOUT = Option(
-    "--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT_S, metavar="SECONDS",
+    "--call-timeout", type=seconds, default=DEFAULT_CALL_TIMEOUT_S, metavar="SECONDS",
     help=N_("wall-clock limit per call of the submission's code (default {seconds}; "
             "0: none); the property that hit it is 'timed out' with the input it was given. In a "
             "worker, after 2 timeouts a function's remaining tests are 'timed out' without calling it"),
     help_params={"seconds": f"{DEFAULT_CALL_TIMEOUT_S:g}"})
 TEST_TIMEOUT = Option(
-    "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT_S, metavar="SECONDS",
-    help=N_("wall-clock limit per test; past it the test is 'timed out' (default {seconds})"),
+    "--test-timeout", type=seconds, default=DEFAULT_TEST_TIMEOUT_S, metavar="SECONDS",
+    help=N_("wall-clock limit per test; past it the test is 'timed out' (default {seconds}; 0: none, "
+            "the drill's budget still holds)"),
     help_params={"seconds": f"{DEFAULT_TEST_TIMEOUT_S:g}"})
 DRILL_BUDGET = Option(
-    "--drill-budget", type=float, default=None, metavar="SECONDS",
+    "--drill-budget", type=budget_seconds, default=None, metavar="SECONDS",
     help=N_("time budget per drill, charging the time the submission runs or sleeps but not the "
             "time it waits for a CPU (so a busy machine does not spend it), past which its remaining "
             "properties are 'timed out' (default: 10 times the reference's time on the drill's tests "

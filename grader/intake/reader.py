@@ -215,48 +215,27 @@ def _mark_duplicates(entries: list[Entry]) -> None:
                                       f"file systems: {', '.join(others)})")
 
 
-def screen_lookalikes(entries: list[Entry], known: Collection[str] = ()) -> list[str]:
-    """Refuse the entries whose student ids look like another's (``grader.core.students``:
-    Unicode's confusables after NFKC and case folding), in place; every id is read once.
+def lookalike_notes(entries: list[Entry], known: Collection[str] = ()) -> dict[str, str]:
+    """Student id -> a note for each entry whose id looks like another's
+    (``grader.core.students``: Unicode's confusables after NFKC and case folding), in this
+    folder or among the gradebook's students (``known``); every id is read once.
 
-    Ids of entries that look alike, none of them in the gradebook (``known``: its
-    students), are refused together, each naming the others: which entry is whose is the
-    instructor's call. An entry whose id looks like a student already in the gradebook,
-    and is not one, is refused naming that student, who is graded. Returns a warning for
-    each group of ids already in the gradebook that look alike (recorded before this
-    check) with an entry here: those are graded."""
+    Such entries are graded all the same, each with its note shown loudly: which ids are
+    one student is the instructor's call. Refusing them would let a student who names an
+    entry like a classmate's keep the classmate from ever being graded, and refuse honest
+    names that the confusables table joins (``amie`` and ``arnie``, ``李鹃`` and ``李鹂``)."""
     known = set(known)
     index = Lookalikes(known)
     index.add(entry.student for entry in entries)
-    by_student: dict[str, list[Entry]] = {}
-    for entry in entries:
-        by_student.setdefault(entry.student, []).append(entry)
-    warnings = []
+    here = {entry.student for entry in entries}
+    notes: dict[str, str] = {}
     for group in index.groups():
-        recorded = [student for student in group if student in known]
-        mine = [entry for student in group for entry in by_student.get(student, [])]
-        if not mine:
-            continue
-        names = _some([shown_id(s) for s in (recorded or group)[:6]], len(recorded or group))
-        if len(recorded) > 1:
-            warnings.append(_("student ids {ids} of the gradebook look alike: each is graded as before; "
-                              "check that they are different students", ids=names))
-        together = None if recorded else _(
-            "the student ids of {entries} look alike ({ids}), so none of them is graded: which entry is whose "
-            "is your call; rename or remove entries, then grade again",
-            entries=_some(sorted({e.label for e in mine})), ids=names)
-        for entry in mine:
-            if recorded and entry.student in known:
-                continue
-            note = together or _(
-                "student id {student} looks like {known}, already in the gradebook: it is not graded (if it is "
-                "that student's, name the entry {known}; if not, give the student an id that does not look like "
-                "another)", student=shown_id(entry.student), known=names)
-            if entry.problem is None:
-                entry.problem = _("{label}: {problem}", label=entry.label, problem=note)
-            elif recorded:  # refused already, and a look-alike too: say both
-                entry.problem += _("; {note}", note=note)
-    return warnings
+        for student in sorted(set(group) & here):
+            others = [shown_id(s) for s in group if s != student]
+            notes[student] = _("student id {student} looks like {others}: graded, but check that they are "
+                               "different students (a report uploaded under the wrong one goes to the wrong "
+                               "person)", student=shown_id(student), others=_some(others))
+    return notes
 
 
 def _some(names: list[str], count: int | None = None, shown: int = 5) -> str:

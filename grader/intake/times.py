@@ -31,6 +31,7 @@ stop ``grade-all`` (``TimesError``, a usage error).
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import os
 import re
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from grader.core.errors import UsageError
 from grader.core.i18n import _
-from grader.core.students import student_name
+from grader.core.students import Lookalikes, student_name
 from grader.core.term_grades import STUDENTS_WORD, TRUSTED, SubmissionTime
 from grader.intake.reader import TIMESTAMP_FILE, TIMESTAMP_SUFFIX, Entry
 
@@ -201,8 +202,24 @@ class Reader:
             return self._read(self.submissions / names[0], names[0], TRUSTED)
         top = self._top(entry)
         if self.student_files and stat.S_ISDIR(_mode(top, top.name)):
-            return self._read(top / TIMESTAMP_FILE, f"{top.name}/{TIMESTAMP_FILE}", STUDENTS_WORD)
+            found = self._read(top / TIMESTAMP_FILE, f"{top.name}/{TIMESTAMP_FILE}", STUDENTS_WORD)
+            if found is not None:
+                return found
+        if self.table is not None or self.beside():
+            raise TimeProblem(self._none_for(entry.student))
         return None
+
+    def _none_for(self, student: str) -> str:
+        """Why ``student`` has no time where others have one: no row or file names them
+        (an id typed otherwise, in case or with a look-alike letter, is suggested)."""
+        named = {*self.beside(), *((self.table.times.keys() | self.table.problems.keys()) if self.table else ())}
+        like = [*Lookalikes(named).like(student), *difflib.get_close_matches(student, sorted(named), n=2, cutoff=0.8)]
+        where = (_("{path} and the files beside the entries", path=self.table.name) if self.table and self.beside()
+                 else self.table.name if self.table else _("the files beside the entries"))
+        if like:
+            return _("no time for {student}: {where} name none by this id (did you mean {names}?)",
+                     student=student, where=where, names=", ".join(map(ascii, dict.fromkeys(like))))
+        return _("no time for {student}: {where} name none by this id", student=student, where=where)
 
     def beside(self) -> dict[str, list[str]]:
         """Student id (composed, as ``discover`` gives it) -> the names of the

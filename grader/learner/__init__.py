@@ -1,5 +1,6 @@
 """The learner's loop: ``list`` (``listing``), ``check`` (``check``), ``watch``
-(``watch``) and ``hint`` (``hint``), what they share (``place``: where things are,
+(``watch``), ``hint`` (``hint``) and ``stubs`` (``stub_language``: the stubs'
+docstrings in another language), what they share (``place``: where things are,
 the last results, the next drill) and ``check`` from inside a notebook
 (``notebook``). May import ``grader.grading`` and the layers below it, never
 ``grader.classroom`` or ``grader.authoring``.

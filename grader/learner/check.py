@@ -6,7 +6,12 @@ the debugger's quit stopping the whole check), then prints every failing propert
 with the same text the score table's ``-v`` prints
 (``grader.reports.table.render_problems``). Its result replaces that drill's row in
 ``reports/results.json``, the file ``list`` reads: one record of where the learner
-stands, whichever command wrote it.
+stands, whichever command wrote it (``grader.core.record``); ``reports/index.html`` is
+rendered again from that record, in the language the check speaks.
+
+The learner's code runs inside this process, the one ``torchdrill check`` started
+(``--isolation none``: no worker, no sandbox), which is why ``print`` and
+``breakpoint()`` reach the learner's terminal.
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
-from grader.core import drill_texts, hints, i18n, results_json, syllabus
-from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, UsageError
+from grader.core import drill_texts, hints, i18n, syllabus
+from grader.core.errors import EXIT_OK, GraderFailed, GradingInterrupted, TorchdrillError, UsageError
 from grader.core.i18n import _
 from grader.core.outcomes import NOT_ATTEMPTED, NOT_RUN, PASSED
+from grader.core.record import replaced_note
+from grader.core.record import update as update_record
 from grader.core.results_json import ExerciseResult, Results
 from grader.core.syllabus import exercise_tests
 from grader.grading.pipeline import grade_folder
@@ -44,7 +51,7 @@ from grader.learner.place import (
     short_name,
     statuses,
 )
-from grader.reports import present, table
+from grader.reports import present, student_report, table
 
 QUICK_PROFILE = "torchdrill-quick"
 MAX_CHECK_OUTPUT = 100_000  # characters of the learner's own output one check shows (grade keeps 2,000 per test)
@@ -181,15 +188,43 @@ def check(where: Place, drill_id: str, console: Console, timeout: float | None =
     started = time.perf_counter()
     results = run_check(where.root, drill_id, where.submission, timeout)
     elapsed = time.perf_counter() - started
-    merged = merge(last_results(where.results_path), results, where.course)
-    if record:
-        results_json.write(merged, where.results_path)
     row = next((ex for ex in results["exercises"] if ex["id"] == drill_id), None)
     if row is None:
         raise GraderFailed(_("the tests of {drill} reported no graded property", drill=drill_id))
+    if record:
+        merged, notes = record_check(where, results)
+    else:
+        merged, notes = merge(last_results(where.results_path), results, where.course), []
     print_check(where, row, console, elapsed)
+    for note in notes:
+        console.print(Text("\n" + note, style="dim"))
     print_next_step(where, row, statuses(merged), console)
     return row["status"]
+
+
+def record_check(where: Place, results: Results) -> tuple[Results, list[str]]:
+    """Update the learner's record with a check's results (``grader.core.record``: this
+    drill's row replaced, the others kept) and render their report again from it, in the
+    language in force; what the record holds now, and what the learner should be told
+    (an earlier record replaced, a record or report that could not be written)."""
+    notes: list[str] = []
+    folder = where.results_path.parent  # the report lives beside its results.json
+
+    def refresh(merged: Results) -> None:
+        try:
+            student_report.write_report(merged, folder, where.root, i18n.current().lang)
+        except (OSError, TorchdrillError) as exc:  # a read-only folder; a course without templates
+            notes.append(_("the report in {path} is not refreshed: {error}", path=where.shown_path(folder),
+                           error=exc.sentence() if isinstance(exc, TorchdrillError) else exc))
+
+    try:
+        done = update_record(where.results_path, results, where.course.ids, then=refresh)
+    except OSError as exc:
+        return merge(last_results(where.results_path), results, where.course), [
+            _("this check is not recorded in {path}: {error}", path=where.shown_path(where.results_path),
+              error=exc)]
+    replaced = replaced_note(where.shown_path(where.results_path), done)
+    return done.results, ([replaced] if replaced else []) + notes
 
 
 def print_check(where: Place, row: ExerciseResult, console: Console, elapsed: float) -> None:

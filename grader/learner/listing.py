@@ -33,7 +33,9 @@ NOT_CHECKED = N_("not checked")
 def render_list(course: Course, results: Results | None, used: dict[str, int],
                 console: Console) -> None:
     """Every drill in course order with its last status and points, then progress."""
-    rows = {ex["id"]: ex for ex in (results.get("exercises", []) if results else [])}
+    rows = {ex["id"]: ex for ex in (results.get("exercises", []) if results else [])
+            if isinstance(ex.get("status"), str) and isinstance(ex.get("score"), (int, float))
+            and isinstance(ex.get("max_score"), (int, float))}  # a hand-edited row without them: unchecked
     tty = console.is_terminal
     lang = i18n.current().lang
     out = Table(title=escape(drill_texts.course_title(course, lang)), title_justify="left",

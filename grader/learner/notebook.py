@@ -124,13 +124,15 @@ def write_shim(root: Path, drill_id: str, folder: Path) -> Path:
     return path
 
 
-def check(name: str, course: str | Path | None = None) -> bool:
+def check(name: str, course: str | Path | None = None, lang: str | None = None) -> bool:
     """Grade one drill as the notebook defines it now; print every failing property
-    with its smallest input, expected vs got and the traceback. True when it is done."""
+    with its smallest input, expected vs got and the traceback. True when it is done.
+    ``lang`` (``"zh_CN"``, ``"en"``) is what ``--lang`` is to a command."""
     root = Path(course).resolve() if course else find_course()
     loaded: Course = syllabus.load(root)
-    # The notebook's language: $TORCHDRILL_LANG, else the handout's, else the locale.
-    with i18n.speaking(i18n.choose(None, loaded.language)):
+    # The notebook's language, chosen as every command's: lang, else $TORCHDRILL_LANG,
+    # else the handout's, else the locale.
+    with i18n.speaking(i18n.choose(lang, loaded.language)):
         return _check(root, loaded, name)
 
 

@@ -9,7 +9,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.core import results_json, syllabus
+from grader.core import record, results_json, syllabus
 from grader.core.errors import UsageError
 from grader.core.i18n import _
 from grader.core.layout import Layout
@@ -67,12 +67,9 @@ def merge(old: Results | None, new: Results, course: Course) -> Results:
     """``new``'s exercises replace the same exercises of ``old``; the others stay.
 
     Results of another submission, or of another test suite (tests changed since),
-    are not kept: they would describe something else.
+    are not kept: they would describe something else (``grader.core.record.combine``).
     """
-    if old is None or old.get("submission") != new.get("submission") \
-            or old.get("suite_hash") != new.get("suite_hash"):
-        return new
-    return results_json.replace_exercises(old, new, course.ids)
+    return record.combine(old, new, course.ids).results
 
 
 def next_unfinished(course: Course, status: dict[str, str]) -> str | None:

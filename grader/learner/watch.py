@@ -15,6 +15,7 @@ from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
 from grader.core.outcomes import PASSED
 from grader.core.syllabus import Course, CourseError
+from grader.learner import warm
 from grader.learner.check import check
 from grader.learner.place import current_drill, last_results, next_unfinished, place, statuses
 from grader.reports import table
@@ -85,6 +86,7 @@ def file_saves(folder: Path) -> Iterator[list[Path]]:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     where = place(args)
+    warm.start()  # a check typed beside the watch is served warm too
     start = where.course.resolve(args.name) if args.name else current_drill(where)
     console = table.make_console()
 

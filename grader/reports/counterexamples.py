@@ -16,8 +16,10 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from grader.core.i18n import Translator
-from grader.reports.present import captured_output, message, split_traceback, words
+from grader.core.i18n import N_, Translator
+from grader.core.outcomes import TIMED_OUT
+from grader.core.results_json import message_text
+from grader.reports.present import captured_output, label, message, split_traceback, traceback_text, words
 
 
 def is_tensor(value: Any) -> bool:
@@ -37,9 +39,10 @@ def scalar(x: Any) -> str:
     return str(x)
 
 
-def tensor_summary(t: dict[str, Any]) -> str:
+def tensor_summary(tensor: dict[str, Any], t: Translator | None = None) -> str:
     """``<int64 tensor of shape (2, 3)>``: how a tensor argument is named in a call."""
-    return f"<{t.get('dtype', '?')} tensor of shape {tuple(t.get('shape') or ())}>"
+    return words(t).gettext("<{dtype} tensor of shape {shape}>", dtype=tensor.get("dtype", "?"),
+                            shape=tuple(tensor.get("shape") or ()))
 
 
 def value_cells(values: Any, shape: list[int] | None, marked: set[tuple[int, ...]] | None = None
@@ -108,20 +111,23 @@ def marked_indices(test: Mapping[str, Any]) -> set[tuple[int, ...]]:
     return {tuple(i) for i in diff.get("first_indices") or []}
 
 
-def value_text(value: Any) -> str:
-    """Any described value (``grader.contract.describe``) as one line of Python-like text."""
+def value_text(value: Any, t: Translator | None = None) -> str:
+    """Any described value (``grader.contract.describe``) as one line of Python-like text
+    (a tensor named in ``t``'s words)."""
     if is_tensor(value):
-        return tensor_summary(value)
+        return tensor_summary(value, t)
     if isinstance(value, dict):
         kind = value.get("type")
-        if kind in ("list", "tuple"):
-            items = [value_text(v) for v in value.get("items", [])]
+        if isinstance(value.get("items"), list):  # a list, a tuple, or a subclass (torch.Size)
+            items = [value_text(v, t) for v in value["items"]]
             if value.get("omitted"):
-                items.append(f"... {value['omitted']} more")
+                items.append(words(t).gettext("... {n} more", n=value["omitted"]))
             inner = ", ".join(items) + ("," if kind == "tuple" and len(items) == 1 else "")
-            return f"({inner})" if kind == "tuple" else f"[{inner}]"
+            if kind == "tuple":
+                return f"({inner})"
+            return f"[{inner}]" if kind == "list" else f"{'torch.' if kind == 'Size' else ''}{kind}([{inner}])"
         if kind == "dict":
-            return "{" + ", ".join(f"{k!r}: {value_text(v)}"
+            return "{" + ", ".join(f"{k!r}: {value_text(v, t)}"
                                    for k, v in value.get("items", {}).items()) + "}"
         if kind == "module":
             return value.get("repr", "module")
@@ -132,7 +138,7 @@ def value_text(value: Any) -> str:
 SMALL_VALUES = 8  # a tensor with at most this many elements is written out in full in one line
 
 
-def answer_text(value: Any) -> str:
+def answer_text(value: Any, t: Translator | None = None) -> str:
     """A described value as one line for people, small tensors with their values:
     ``<float32 tensor of shape (2,)> [0., 1.]``; never JSON."""
     if is_tensor(value):
@@ -141,15 +147,15 @@ def answer_text(value: Any) -> str:
             size *= d
         values = value.get("values")
         if size <= SMALL_VALUES and not value.get("elided") and values is not None:
-            return f"{tensor_summary(value)} {' '.join(values_text(value).split())}"
-        return tensor_summary(value)
-    return value_text(value)
+            return f"{tensor_summary(value, t)} {' '.join(values_text(value).split())}"
+        return tensor_summary(value, t)
+    return value_text(value, t)
 
 
-def call_text(call: dict[str, Any]) -> str:
-    """``one_hot(tensor int64 [2], 2)``."""
-    args = [value_text(a) for a in call.get("args", [])]
-    args += [f"{k}={value_text(v)}" for k, v in call.get("kwargs", {}).items()]
+def call_text(call: dict[str, Any], t: Translator | None = None) -> str:
+    """``one_hot(<int64 tensor of shape (2,)>, 2)`` (a tensor named in ``t``'s words)."""
+    args = [value_text(a, t) for a in call.get("args", [])]
+    args += [f"{k}={value_text(v, t)}" for k, v in call.get("kwargs", {}).items()]
     return f"{call.get('function', '?')}({', '.join(args)})"
 
 
@@ -199,13 +205,21 @@ def diff_lines(diff: dict[str, Any], got: Any = None, expected: Any = None,
         g, e = got.get(kind), expected.get(kind)
         if kind == "shape":
             g, e = tuple(g or ()), tuple(e or ())
-        return [t.gettext("{kind} differs: got {got}, expected {expected}", kind=kind, got=g, expected=e)]
+        return [t.gettext("{kind} differs: got {got}, expected {expected}", kind=_kind(kind, t), got=g, expected=e)]
     if kind == "type":
-        return [t.gettext("type differs: got {got}, expected {expected}", got=value_text(got),
-                          expected=value_text(expected))]
+        return [t.gettext("type differs: got {got}, expected {expected}", got=value_text(got, t),
+                          expected=value_text(expected, t))]
     if kind == "length":
         return [t.gettext("number of items differs")]
-    return [t.gettext("{kind} differs", kind=kind)]
+    return [t.gettext("{kind} differs", kind=_kind(kind, t))]
+
+
+# What a mismatch is about, in a learner's words (``dtype`` is torch's own name for it).
+DIFF_KINDS = {"shape": N_("shape"), "device": N_("device"), "value": N_("value")}
+
+
+def _kind(kind: str, t: Translator) -> str:
+    return t.gettext(DIFF_KINDS[kind]) if kind in DIFF_KINDS else kind
 
 
 def differing_field(test: Mapping[str, Any]) -> str:
@@ -214,58 +228,84 @@ def differing_field(test: Mapping[str, Any]) -> str:
     return kind if kind in ("dtype", "shape", "device") else ""
 
 
-def tensor_block(name: str, t: dict[str, Any], indent: str = "  ") -> list[str]:
+def tensor_block(name: str, tensor: dict[str, Any], indent: str = "  ", t: Translator | None = None) -> list[str]:
     """A tensor as a few plain-text lines: name, shape/dtype/stride, values."""
-    stride = t.get("stride")
-    head = (f"{name}: shape {tuple(t.get('shape') or ())}, dtype {t.get('dtype')}"
-            + (f", stride {tuple(stride)}" if stride is not None else "")
-            + (f", device {t['device']}" if t.get("device") not in (None, "cpu") else "")
-            + (" (long: middle values elided)" if t.get("elided") else ""))
-    body = values_text(t).splitlines() or [""]
-    return [indent + head] + [indent + "  " + line for line in body]
+    t = words(t)
+    stride = tensor.get("stride")
+    head = (t.gettext("shape {shape}, dtype {dtype}", shape=tuple(tensor.get("shape") or ()), dtype=tensor.get("dtype"))
+            + (t.gettext(", stride {stride}", stride=tuple(stride)) if stride is not None else "")
+            + (t.gettext(", device {device}", device=tensor["device"])
+               if tensor.get("device") not in (None, "cpu") else "")
+            + (t.gettext(" (long: middle values elided)") if tensor.get("elided") else ""))
+    body = values_text(tensor).splitlines() or [""]
+    return [indent + t.gettext("{name}: {details}", name=name, details=head)] + [indent + "  " + line for line in body]
 
 
-def counterexample_text(test: Mapping[str, Any]) -> str:
-    """A failing property's counterexample as plain text (terminal, Gradescope, JUnit)."""
+def call_ending(call: Mapping[str, Any], t: Translator | None = None,
+                test: Mapping[str, Any] | None = None) -> str | None:
+    """How a recorded call ended when it returned nothing: ``raised ValueError: ...`` (the
+    student's own words after the label), ``timed out: ...`` (the grader's, in ``t``'s
+    language; ``timed out`` alone where it says what ``test``'s message above says already);
+    None for a call that returned."""
+    t = words(t)
+    if "raised" in call:
+        return t.gettext("raised {exception}", exception=call["raised"])
+    stopped = call.get("timed_out")
+    if isinstance(stopped, dict):
+        said = str(stopped.get("message") or "")
+        if test is not None and said and str(test.get("message") or "").startswith(said):
+            return label(TIMED_OUT, t)
+        return t.gettext("timed out: {why}", why=message_text(dict(stopped), t))
+    return None
+
+
+def counterexample_text(test: Mapping[str, Any], t: Translator | None = None) -> str:
+    """A failing property's counterexample as plain text (terminal, Gradescope, JUnit), in
+    ``t``'s words (the values as they are)."""
+    t = words(t)
     cx = test.get("counterexample") or {}
     lines: list[str] = []
     for call in cx.get("calls", []):
-        lines.append(f"call: {call_text(call)}")
-        for name, t in call_tensors(call):
-            lines += tensor_block(name, t)
-        if "raised" in call:
-            lines.append(f"  raised {call['raised']}")
+        lines.append(t.gettext("call: {call}", call=call_text(call, t)))
+        for name, tensor in call_tensors(call, t):
+            lines += tensor_block(name, tensor, t=t)
+        ending = call_ending(call, t, test)
+        if ending is not None:
+            lines.append("  " + ending)
         elif "result" in call:
-            lines += _returned_lines(call["result"], cx.get("got"))
-    for which in ("expected", "got"):
+            lines += _returned_lines(call["result"], cx.get("got"), t)
+    for which, caption in (("expected", t.gettext("expected")), ("got", t.gettext("got"))):
         if which in cx:
             value = cx[which]
-            blocks = list(tensors_in(value, which))
-            lines += [line for name, t in blocks for line in tensor_block(name, t, "")] \
-                if blocks else [f"{which}: {value_text(value)}"]
-    diff = diff_lines(cx.get("diff") or {}, cx.get("got"), cx.get("expected"))
+            blocks = list(tensors_in(value, caption))
+            lines += [line for name, tensor in blocks for line in tensor_block(name, tensor, "", t)] \
+                if blocks else [t.gettext("{name}: {value}", name=caption, value=value_text(value, t))]
+    diff = diff_lines(cx.get("diff") or {}, cx.get("got"), cx.get("expected"), t)
     if diff:
-        lines.append("diff: " + "; ".join(diff))
+        lines.append(t.gettext("diff: {lines}", lines=t.gettext("; ").join(diff)))
     if cx.get("example") and not cx.get("calls"):
         lines.append(cx["example"])
     return "\n".join(lines)
 
 
-def _returned_lines(result: Any, got: Any) -> list[str]:
+def _returned_lines(result: Any, got: Any, t: Translator) -> list[str]:
     if result == got and got is not None:
-        return [f"  returned {value_text(result)} (shown below as got)"]
+        return ["  " + t.gettext("returned {value} (shown below as got)", value=value_text(result, t))]
+    returned = t.gettext("returned")
     if is_tensor(result):
-        return tensor_block("returned", result)
-    lines = [f"  returned {value_text(result)}"]
-    for name, t in tensors_in(result, "returned"):
-        lines += tensor_block(name, t, "    ")
+        return tensor_block(returned, result, t=t)
+    lines = ["  " + t.gettext("returned {value}", value=value_text(result, t))]
+    for name, tensor in tensors_in(result, returned):
+        lines += tensor_block(name, tensor, "    ", t)
     return lines
 
 
 def problem_text(test: Mapping[str, Any], t: Translator | None = None) -> str:
-    """Message, counterexample and the student's traceback of a property, as plain text."""
+    """Message, counterexample and the student's traceback of a property, as plain text,
+    in ``t``'s words (the student's own text as written)."""
+    t = words(t)
     text, tb = split_traceback(message(test, t))
-    parts = [text, counterexample_text(test), tb]
+    parts = [text, counterexample_text(test, t), traceback_text(tb, t)]
     for stream, text in captured_output(test):
-        parts.append(f"captured {stream}:\n{text.rstrip()}")
+        parts.append(t.gettext("your code printed ({stream}):", stream=stream) + "\n" + text.rstrip())
     return "\n".join(p for p in parts if p)

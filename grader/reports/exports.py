@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.core import i18n
+from grader.core import drill_texts, i18n
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.layout import ClassLayout, Layout
@@ -45,10 +45,12 @@ class ExportError(UsageError, ValueError):
 
 # ------------------------------------------------------------------ Gradescope
 
-def gradescope(results: Results, lang: i18n.Lang = i18n.Lang.EN) -> dict[str, Any]:
+def gradescope(results: Results, lang: i18n.Lang = i18n.Lang.EN, course: Path | None = None) -> dict[str, Any]:
     """Gradescope's autograder ``results.json`` for a torchdrill results document; what a
-    student reads there is in ``lang``."""
+    student reads there is in ``lang`` (the course's own phrases too, given ``course``)."""
     words = i18n.translator(lang)
+    if course is not None:
+        results = drill_texts.with_titles(results, course, lang)
     tests = []
     for ex in results["exercises"]:
         for t in ex["tests"]:
@@ -74,7 +76,7 @@ def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any], words: i18n.Tr
         "name": f"{ex['id']}: {t['name']}",
         "score": worth if passed else 0.0,
         "max_score": worth,
-        "output": _truncate(_test_output(t, words)),
+        "output": _truncate(_test_output(t, words), t=words),
         "visibility": "after_published" if t.get("hidden") else "visible",
         "tags": [ex["id"], *t.get("markers", [])],
     }
@@ -89,7 +91,8 @@ def _test_output(t: Mapping[str, Any], words: i18n.Translator) -> str:
         return outcome
     if t["outcome"] in present.PROBLEMS:
         return f"{outcome}: {counterexamples.problem_text(t, words)}"
-    return f"{outcome}: {present.message(t, words)}".rstrip(": ")
+    said = present.not_run_reason(t, words) if t["outcome"] == NOT_RUN else present.message(t, words)
+    return f"{outcome}: {said}".rstrip(": ")
 
 
 def _gradescope_summary(results: Results, words: i18n.Translator) -> str:
@@ -105,10 +108,11 @@ def _gradescope_summary(results: Results, words: i18n.Translator) -> str:
     return "\n".join(lines)
 
 
-def write_gradescope(results: Results, out: Path, lang: i18n.Lang = i18n.Lang.EN) -> Path:
+def write_gradescope(results: Results, out: Path, lang: i18n.Lang = i18n.Lang.EN,
+                     course: Path | None = None) -> Path:
     """Write ``out/gradescope/results.json``; returns its path."""
     path = Layout(out).gradescope
-    write_atomically(path, json.dumps(gradescope(results, lang), indent=1) + "\n")
+    write_atomically(path, json.dumps(gradescope(results, lang, course), indent=1) + "\n")
     return path
 
 
@@ -299,7 +303,7 @@ def check_file_id(student_id: str) -> str:
 
 
 def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path,
-                           lang: i18n.Lang = i18n.Lang.EN) -> list[Path]:
+                           lang: i18n.Lang = i18n.Lang.EN, course: Path | None = None) -> list[Path]:
     """Write ``out/gradescope/<ID>.json`` (Gradescope's results, as ``gradescope``
     makes them) for every student, sorted by id; returns the paths.
 
@@ -321,7 +325,7 @@ def write_gradescope_class(results_by_student: Mapping[str, Results], out: Path,
     paths = []
     for sid in ids:
         path = ClassLayout(out).gradescope / f"{sid}.json"
-        write_atomically(path, json.dumps(gradescope(results_by_student[sid], lang), indent=1) + "\n")
+        write_atomically(path, json.dumps(gradescope(results_by_student[sid], lang, course), indent=1) + "\n")
         paths.append(path)
     return paths
 
@@ -333,5 +337,5 @@ def _xml(text: str) -> str:
     return present.printable(text)
 
 
-def _truncate(text: str, limit: int = MAX_OUTPUT) -> str:
-    return text if len(text) <= limit else text[: limit - 20] + "\n... (truncated)"
+def _truncate(text: str, limit: int = MAX_OUTPUT, t: i18n.Translator | None = None) -> str:
+    return text if len(text) <= limit else text[: limit - 20] + "\n" + present.words(t).gettext("... (truncated)")

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from grader.core import i18n
-from grader.core.i18n import N_, Translator
+from grader.core import differences, i18n
+from grader.core.i18n import N_, Message, Translator
 from grader.core.outcomes import CUDA_REASON, ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results_json import Results, message_text
 
@@ -34,7 +34,9 @@ PROBLEMS = (FAILED, ERROR, TIMED_OUT)
 # Problems first, then what is still to do, then what went well.
 _ORDER = {FAILED: 0, ERROR: 0, TIMED_OUT: 0, NOT_ATTEMPTED: 1, NOT_RUN: 2, PASSED: 3}
 
-TRACEBACK_MARK = "Traceback (student code only):"
+# What the grader writes above the student's trimmed traceback in a kept message (in English,
+# as results.json keeps it); ``traceback_text`` shows it in the reader's language.
+TRACEBACK_MARK = N_("Traceback (student code only):")
 
 _Test = TypeVar("_Test", bound=Mapping[str, Any])  # a test's record: ``TestResult`` or a plain dict
 
@@ -135,12 +137,46 @@ def reason(test: Mapping[str, Any], t: Translator | None = None) -> str:
 
 
 def reasons(exercise: Mapping[str, Any], t: Translator | None = None) -> list[dict[str, Any]]:
-    """Each distinct reason the exercise lost properties for, the heaviest first:
-    ``{"reason", "tests" (the records, heaviest first), "weight" (their total)}``."""
-    groups: dict[str, list[Any]] = {}
+    """The reasons the exercise lost properties for, the heaviest (in total weight) first:
+    properties that show the same difference (``differences.mistake``: a dtype got X
+    expected Y, the same function raising the same exception, values of the same
+    function) are one reason, a property that another defect stopped among them.
+    ``{"reason" (in words: the heaviest property that failed of its own, else what
+    stopped them), "tests" (the records, heaviest first), "weight" (their total)}``."""
+    groups: dict[tuple[str, ...], list[Any]] = {}
     for test in problems(exercise):
-        groups.setdefault(reason(test, t), []).append(test)
-    return [{"reason": r, "tests": ts, "weight": sum(_weight(t) for t in ts)} for r, ts in groups.items()]
+        groups.setdefault(differences.mistake(test), []).append(test)
+    found = [{"reason": _group_reason(ts, t), "tests": ts, "weight": sum(_weight(x) for x in ts)}
+             for ts in groups.values()]
+    return sorted(found, key=lambda g: -g["weight"])
+
+
+def reasons_worth_listing(found: list[dict[str, Any]]) -> bool:
+    """Whether a list of ``reasons`` tells the reader something the properties do not:
+    several reasons, or one that several properties lost with different messages (one
+    message on every property, a file that does not load, is said once anyway)."""
+    if len(found) != 1:
+        return len(found) > 1
+    return len({str(t.get("message") or "") for t in found[0]["tests"]}) > 1
+
+
+def _group_reason(tests: list[Any], t: Translator | None) -> str:
+    """A reason's words: the heaviest property that failed of its own, else the defect
+    that stopped the heaviest (without the "stopped by another defect" it says)."""
+    own = next((x for x in tests if not differences.is_stopped(x)), None)
+    if own is not None:
+        return reason(own, t)
+    heaviest = tests[0]
+    kept = Message.from_json(heaviest.get("message_id"))
+    inner = differences.unstopped(kept) if kept is not None else None
+    if inner is None:
+        return reason(heaviest, t)
+    record: dict[str, Any] = {"message": str(inner), "outcome": heaviest["outcome"]}
+    if isinstance(inner, Message):
+        record["message_id"] = inner.to_json()
+    if heaviest.get("phrases"):
+        record["phrases"] = heaviest["phrases"]
+    return reason(record, t)
 
 
 def property_points(exercise: Mapping[str, Any], test: Mapping[str, Any]) -> float | None:
@@ -155,6 +191,14 @@ def split_traceback(message: str) -> tuple[str, str]:
     """(message, traceback) where the grader appended the student's trimmed traceback."""
     head, mark, tail = message.partition(TRACEBACK_MARK)
     return (head.rstrip(), (mark + tail).rstrip()) if mark else (message.rstrip(), "")
+
+
+def traceback_text(traceback: str, t: Translator | None = None) -> str:
+    """The student's traceback ``split_traceback`` gave, under its label in ``t``'s words
+    (the frames as Python wrote them)."""
+    if not traceback.startswith(TRACEBACK_MARK):
+        return traceback
+    return words(t)(TRACEBACK_MARK) + traceback[len(TRACEBACK_MARK):]
 
 
 def first_line(text: str) -> str:

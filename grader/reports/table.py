@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, TextIO
 
 from rich import box
@@ -17,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from grader.core import drill_texts, i18n
 from grader.core.i18n import N_, _, ngettext
 from grader.core.outcomes import PASSED
 from grader.core.results_json import Results
@@ -54,8 +56,11 @@ def make_console(file: TextIO | None = None, width: int | None = None) -> Consol
 
 
 def render(results: Results, file: TextIO | None = None, width: int | None = None,
-           verbose: bool = False) -> None:
-    """Print the score table; with ``verbose``, every failing property's counterexample."""
+           verbose: bool = False, course: Path | None = None) -> None:
+    """Print the score table; with ``verbose``, every failing property's counterexample
+    (the course's own phrases in the command's language, given ``course``)."""
+    if course is not None:
+        results = drill_texts.with_titles(results, course, i18n.current().lang)
     console = make_console(file, width)
     tty = console.is_terminal
     table = Table(title=f"torchdrill: {escape(results['submission'])}", title_justify="left",
@@ -110,15 +115,19 @@ def render_problems(results: Mapping[str, Any], console: Console) -> None:
 
 
 def render_reasons(exercise: Mapping[str, Any], console: Console) -> None:
-    """When an exercise lost properties for several reasons, each reason once, heaviest
-    first, with the properties that had it: a second mistake is not hidden behind the
-    first."""
+    """Each reason an exercise lost properties for, heaviest first, with the properties
+    that had it (``present.reasons``: the same difference is one reason): a second
+    mistake is not hidden behind the first, and one mistake is not counted as many.
+    Nothing when that would say nothing new (``present.reasons_worth_listing``)."""
     found = present.reasons(exercise)
-    if len(found) < 2:
+    if not present.reasons_worth_listing(found):
         return
     console.print()
-    console.print(Text(_("{drill}: {n} different reasons, heaviest first:", drill=exercise["id"], n=len(found)),
-                       style="bold"))
+    heading = (_("{drill}: lost for {n} reasons, heaviest first (properties that failed with the same "
+                 "difference are one reason):", drill=exercise["id"], n=len(found)) if len(found) > 1 else
+               _("{drill}: lost for one reason, the same difference in {n} properties:",
+                 drill=exercise["id"], n=len(found[0]["tests"])))
+    console.print(Text(heading, style="bold"))
     for n, group in enumerate(found, 1):
         names = ", ".join(_("{name} (weight {weight})", name=t["name"], weight=present.number(t.get("weight", 1)))
                           for t in group["tests"])

@@ -56,6 +56,7 @@ UID_ENV = "TORCHDRILL_SANDBOX_UID"  # another uid for this process's workers (gr
 POOL_BASE = 3_900_000_000  # grade-all's grading process k drops its workers to POOL_BASE + k
 SCRATCH = "/torchdrill-scratch"  # in bubblewrap: a tmpfs of fixed size for the workers' tmp
 SCRATCH_BYTES = 512 << 20  # all of one zygote's workers together (one student at a time)
+SCRATCH_INODES = 16384  # files and folders on it at once (a drill writes a handful)
 DEFAULT_CPU_SECONDS = 60
 DATA_BYTES = 2 << 30  # RLIMIT_AS would break `import torch` below ~640 MB; DATA does not
 FSIZE_BYTES = 64 << 20

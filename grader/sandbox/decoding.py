@@ -67,6 +67,11 @@ class Decoder:
         self._plausible: _Plausible | None = None if trusted else _Plausible.of(known)
         if not isinstance(objects, list):
             raise WireError("the object table is not a list")
+        if self._plausible is not None and len(payload) > self._plausible.payload:
+            raise WireError(f"the answer carries {len(payload) / 2**20:.1f} MiB of tensor data: over "
+                            f"{self._plausible.payload / 2**20:.1f} MiB, what it was sent back plus the larger of "
+                            f"{ANSWER_FLOOR_BYTES // 2**20} MiB and {ANSWER_SCALE} times that (a failed "
+                            "property's answer may live until its test ends)")
         self._entries = objects
         self._payload = payload
         self._buffer_offsets = _offsets(payload, objects)
@@ -316,6 +321,10 @@ MODULE_SCALE = 4  # a setting, or all modules' elements, up to this many times t
 MODULE_SETTING_FLOOR = 16  # settings up to this are plausible whatever was sent
 MODULE_ELEMENT_FLOOR = 4096  # and this many parameter and buffer elements in all
 MODULE_COUNT_FLOOR = 64  # and this many modules (submodules included) in one answer
+# An answer's tensor bytes: what was sent (it comes back), plus the larger of these. A drill's
+# answers are tiny; a 60 MiB one, kept alive by the failures hypothesis holds, took the grader to 0.9 GB.
+ANSWER_FLOOR_BYTES = 8 * 2**20
+ANSWER_SCALE = 16
 
 
 class _Plausible:
@@ -335,11 +344,13 @@ class _Plausible:
     parameters, never a 4096-channel conv over one stored number and a huge padding,
     which no SIGALRM could interrupt."""
 
-    def __init__(self, numbers: frozenset[float], largest: float, elements: int, modules: int = 0):
+    def __init__(self, numbers: frozenset[float], largest: float, elements: int, modules: int = 0,
+                 sent_bytes: int = 0):
         self.numbers = numbers
         self.setting = max(float(MODULE_SETTING_FLOOR), MODULE_SCALE * largest)
         self.elements = max(MODULE_ELEMENT_FLOOR, MODULE_SCALE * elements)
         self.modules = max(MODULE_COUNT_FLOOR, MODULE_SCALE * modules)
+        self.payload = sent_bytes + max(ANSWER_FLOOR_BYTES, ANSWER_SCALE * sent_bytes)
         self.counted: set[int] = set()  # parameters and buffers counted so far
         self.held = 0
         self.built = 0  # modules checked so far
@@ -347,11 +358,12 @@ class _Plausible:
     @classmethod
     def of(cls, known: Sequence[Any]) -> _Plausible:
         numbers: set[float] = set()
-        elements = modules = 0
+        elements = modules = sent_bytes = 0
         for obj in known:
             if isinstance(obj, torch.Tensor):
                 numbers.update(obj.shape)
                 elements += obj.numel()
+                sent_bytes += obj.numel() * obj.element_size()
             elif isinstance(obj, torch.nn.Module):
                 modules += 1
                 plain: type = type(obj)
@@ -360,7 +372,7 @@ class _Plausible:
                     if name in allowed and is_plain(value):
                         numbers.update(_numbers(value))
         finite = [abs(n) for n in numbers if math.isfinite(n)]
-        return cls(frozenset(numbers), max(finite, default=0.0), elements, modules)
+        return cls(frozenset(numbers), max(finite, default=0.0), elements, modules, sent_bytes)
 
     def check(self, m: torch.nn.Module, name: str, known: set[int]) -> None:
         """Refuse ``m`` (a ``name``) unless it is plausible; count it and its elements."""

@@ -7,6 +7,7 @@ through it: ``kill_workers`` asks once per zygote, so many workers' exits overla
 
 from __future__ import annotations
 
+import math
 import socket
 import time
 from collections.abc import Sequence
@@ -57,12 +58,12 @@ class WorkerHandle:
     def exchange(self, header: dict[str, Any], buffers: Sequence[memoryview], timeout: float,
                  listener: Listener | None = None) -> tuple[dict[str, Any], memoryview]:
         """Send a request; serve what the worker says meanwhile; return its answer. The
-        whole exchange is within ``timeout`` (``TimeoutError`` past it)."""
-        deadline = time.monotonic() + timeout
+        whole exchange is within ``timeout`` (``TimeoutError`` past it; 0: no limit)."""
+        deadline = time.monotonic() + timeout if timeout else math.inf
         with staying_on_this_cpu() as cpu:
             header["cpu"] = cpu  # the worker moves there: see ``grader.sandbox.pinning.follow_cpu``
             try:
-                self.sock.settimeout(timeout)
+                self.sock.settimeout(timeout or None)  # 0 would make the socket non-blocking
                 self.send(header, buffers)
                 while True:
                     message, payload = wire.receive(self.sock)
@@ -72,7 +73,7 @@ class WorkerHandle:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         raise TimeoutError("the worker kept talking past the call's limit")
-                    self.sock.settimeout(left)
+                    self.sock.settimeout(None if left == math.inf else left)
             except (EOFError, ConnectionError, BrokenPipeError):
                 raise WorkerDied() from None
             finally:

@@ -44,7 +44,9 @@ _DENY = ("shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl",
          "io_uring_register", "keyctl", "add_key", "request_key", "kexec_load",
          "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
          "swapon", "swapoff", "acct", "pidfd_open", "pidfd_getfd", "pidfd_send_signal",
-         "tkill")
+         "tkill",
+         # a worker that lowers its own priority waits for a CPU more, which no budget charges
+         "setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam")
 
 
 @functools.cache
@@ -167,7 +169,9 @@ def seal_scratch() -> str | None:
         return None
     problem = None
     flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    if _libc().mount(None, confine.SCRATCH.encode(), None, flags, None) != 0:
+    # files count too: empty ones fill no byte of the size cap, but each costs the kernel memory
+    limits = f"nr_inodes={confine.SCRATCH_INODES}".encode()
+    if _libc().mount(None, confine.SCRATCH.encode(), None, flags, limits) != 0:
         problem = f"remounting {confine.SCRATCH} noexec: {os.strerror(ctypes.get_errno())}"
     _drop_capability(_CAP_SYS_ADMIN)
     return problem

@@ -29,7 +29,8 @@ import torch
 from grader.contract import effects, harness
 from grader.contract.arguments import Targets
 from grader.contract.describe import describe
-from grader.contract.forbid import Forbidden
+from grader.contract.forbid import FORBIDDEN, Forbidden
+from grader.contract.harness import GLOO_TIMED_OUT
 from grader.contract.impl import Implementation
 from grader.core.files import remove_tree
 from grader.core.i18n import Message
@@ -40,7 +41,7 @@ from grader.sandbox.decoding import Decoder
 from grader.sandbox.encoding import Encoder
 from grader.sandbox.handles import WorkerHandle, kill_workers
 from grader.sandbox.listeners import Listeners, RankServer, Recorders
-from grader.sandbox.sandboxes import Sandbox
+from grader.sandbox.sandboxes import BROKE, Sandbox
 from grader.sandbox.writeback import WriteBack
 
 GLOO_TIMEOUT_S = 60.0
@@ -99,7 +100,7 @@ class SandboxedImplementation(Implementation):
                     return decoder.value(reply.get("ok")), decoder
         except wire.WireError as exc:
             self.sandbox.forget(self.exercise_id, rank)
-            raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
+            raise BrokenContract(Message(BROKE, {"function": function, "error": str(exc)})) from None
         raise _rebuild(reply["raise"], function)
 
     def _attach(self, decoder: Decoder, graph: dict[str, Any], sent: list[Any]) -> None:
@@ -118,8 +119,8 @@ class SandboxedImplementation(Implementation):
             problem = gradient_problem(got, inputs)
             if problem:  # raised inside autograd: as the worker's broken contract, never the test's
                 self.sandbox.forget(self.exercise_id)
-                raise BrokenContract(f"the backward pass through {self.exercise_id}: its answer broke "
-                                     f"the grading contract: {problem}")
+                raise BrokenContract(Message("the backward pass through {drill}: its answer broke the grading "
+                                             "contract: {error}", {"drill": self.exercise_id, "error": problem}))
             return got
 
         bridged = Bridge.apply(backward, tuple(o.detach() for o in outputs), *inputs)
@@ -188,8 +189,8 @@ class SandboxedImplementation(Implementation):
                 try:
                     reply, payload = wire.receive(worker.sock)
                 except TimeoutError:
-                    raise TimedOut(f"{name}() on {world} gloo ranks did not finish in "
-                                   f"{GLOO_TIMEOUT_S:.0f} s") from None
+                    raise TimedOut(Message(GLOO_TIMED_OUT, {"function": name, "world": world,
+                                                            "seconds": GLOO_TIMEOUT_S})) from None
                 except (EOFError, ConnectionError):
                     raise StudentError(f"{name}() on gloo rank {rank}", SystemExit(
                         "the rank's process ended during the call"), "") from None
@@ -200,8 +201,9 @@ class SandboxedImplementation(Implementation):
                     with wire.refusing_malformed():
                         results.append(Decoder(reply.get("objects"), payload).value(reply.get("ok")))
                 except wire.WireError as exc:
-                    raise BrokenContract(f"{name}() on gloo rank {rank}: its answer broke the grading "
-                                         f"contract: {exc}") from None
+                    raise BrokenContract(Message("{function}() on gloo rank {rank}: its answer broke the grading "
+                                                 "contract: {error}", {"function": name, "rank": rank,
+                                                                       "error": str(exc)})) from None
             return results
         finally:
             kill_workers(ranks)
@@ -249,23 +251,29 @@ _NOT_REBUILT = (KeyboardInterrupt, GeneratorExit)
 
 def _kept(said: Any, message: str) -> Message | None:
     """The message id a worker sent with ``message``, where it says exactly ``message``
-    in English (the text is the worker's word either way; the id may only repeat it)."""
+    in English, or its first lines (a traceback may follow them: ``_Outcome.more``); the
+    text is the worker's word either way, the id may only repeat it."""
     kept = Message.from_json(said)  # checked: plain placeholders, bounded parameters
-    return kept if kept is not None and str(kept) == message else None
+    english = str(kept) if kept is not None else None
+    return kept if english is not None and (message == english or message.startswith(english + "\n")) else None
 
 
 def _rebuild(info: Any, function: str) -> BaseException:
     """The outcome exception a worker described, made here from builtins only."""
     if not isinstance(info, dict):
-        return BrokenContract(f"{function}(): the worker's answer was malformed")
+        return BrokenContract(Message("{function}(): the worker's answer was malformed", {"function": function}))
     kind, message = info.get("kind"), str(info.get("message", ""))[:4000]
     if kind == "wire":
-        return BrokenContract(f"{function}(): its answer broke the grading contract: {message}")
+        return BrokenContract(Message(BROKE, {"function": function, "error": message}))
     if kind in ("not_attempted", "submission_error"):
         outcome = NotAttempted if kind == "not_attempted" else SubmissionError
-        return outcome(_kept(info.get("worded"), message) or message)
+        kept = _kept(info.get("worded"), message)
+        return outcome(message) if kept is None else outcome(kept, more=message[len(str(kept)) + 1:])
     if kind == "assertion":
-        return AssertionError(message)
+        kept = _kept(info.get("worded"), message)  # a forbidden use's words, the one id a worker may send here
+        failure = AssertionError(message)
+        failure.worded = kept if kept is not None and kept.id == FORBIDDEN and str(kept) == message else None  # type: ignore[attr-defined]
+        return failure
     listed = info.get("types")
     names = listed if isinstance(listed, list) else []
     original: BaseException = RuntimeError(f"{names[0] if names else 'error'}: {message}")

@@ -29,13 +29,16 @@ from typing import Any
 from grader.contract.call import refuse_after_timeouts
 from grader.core import sources
 from grader.core.files import remove_tree
-from grader.core.i18n import Message
+from grader.core.i18n import N_, Message
 from grader.core.outcomes import BrokenContract, StudentError, TimedOut
 from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
 from grader.sandbox import confine, wire
 from grader.sandbox.handles import Listener, WorkerDied, WorkerHandle, kill_workers
 from grader.sandbox.zygote import START_TIMEOUT_S, SandboxBroken, SandboxError, zygote_for
 from grader.sandbox.zygote import close_zygotes as _stop_zygotes
+
+# A worker's answer the grader could not take (malformed, oversize): the error says what was wrong with it.
+BROKE = N_("{function}(): its answer broke the grading contract: {error}")
 
 # ---------------------------------------------------------------- the sandbox
 
@@ -194,7 +197,7 @@ class Sandbox:
                 "went past a resource limit (memory, CPU time, file size)") from None
         except wire.WireError as exc:
             worker.kill()
-            raise BrokenContract(f"{function}(): its answer broke the grading contract: {exc}") from None
+            raise BrokenContract(Message(BROKE, {"function": function, "error": str(exc)})) from None
         except BaseException:  # the grader's own clock, Ctrl-C: the worker's state is unknown
             worker.kill()
             raise

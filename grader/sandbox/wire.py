@@ -57,8 +57,8 @@ import torch
 
 MAGIC = b"TDW1"
 PREFIX = struct.Struct("!4sIQ")  # magic, header bytes, payload bytes
-MAX_HEADER_BYTES = 16 * 2**20
-MAX_PAYLOAD_BYTES = 256 * 2**20  # a drill's tensors are tiny; this refuses a 1 GiB answer
+MAX_HEADER_BYTES = 2 * 2**20  # a drill answer's header is a few KB; JSON grows about 40x in memory
+MAX_PAYLOAD_BYTES = 64 * 2**20  # a drill's tensors are tiny; this refuses a 240 MiB answer
 # Elements of one tensor in an answer, however few bytes carry them (a stride-0 view of one
 # number): whatever the grader then does with it in C (compare, print) is bounded by this.
 MAX_ELEMENTS = 2**20

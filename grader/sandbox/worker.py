@@ -97,13 +97,13 @@ class Worker:
     def refused(self, name: str, hint: str) -> None:
         """A forbidden API was used (``grader.sandbox.armor``): tell the grader, and end
         this worker before the submission's code can run again."""
-        message = self._use(name, hint).message(self.function)
+        said = self._use(name, hint).message(self.function)
         try:
             sys.stdout.flush()
             sys.stderr.flush()
             out, err = (c.take() for c in self.captured)
             with SEND_LOCK:
-                self._send(self.sock, {"raise": {"kind": "assertion", "message": message},
+                self._send(self.sock, {"raise": {"kind": "assertion", "message": str(said), "worded": said.to_json()},
                                        "exiting": True, "stdout": out, "stderr": err})
         finally:
             self._exit(0)
@@ -259,8 +259,11 @@ class Worker:
             return {"kind": "student_error", "function": exc.function,
                     "types": [c.__name__ for c in type(original).__mro__],
                     "message": shown(_safe_str(original)), "traceback": shown(exc.traceback_text)}
-        if isinstance(exc, AssertionError):
-            return {"kind": "assertion", "message": shown(_safe_str(exc))}
+        if isinstance(exc, AssertionError):  # a forbidden use the guard caught here: its words kept
+            kept = worded(exc)
+            said = None if kept is None else Message(kept.id, {k: shown(v) if isinstance(v, str) else v
+                                                                for k, v in kept.params.items()}).to_json()
+            return {"kind": "assertion", "message": shown(_safe_str(exc)), "worded": said}
         if isinstance(exc, wire.WireError):
             return {"kind": "wire", "message": str(exc)}
         return {"kind": "student_error", "function": "the worker",

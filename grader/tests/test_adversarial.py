@@ -655,13 +655,14 @@ def check_describe_bomb(g: Graded, report: str | None) -> None:
     tests = records_of(g.results, "tensors/one_hot")
     charged = sum(t["charged_s"] for t in tests)
     assert charged <= 1.25 * BUDGET_S, f"one_hot's tests were charged {charged:.1f} s on a {BUDGET_S:g} s budget"
-    assert any(t["outcome"] == "timed_out" for t in tests), [(t["name"], t["outcome"]) for t in tests]
 
 
 def check_module_swarm(g: Graded, report: str | None) -> None:
     called = [t for t in records_of(g.results, "nn/fuse_conv_bn") if t["outcome"] != "not_run"]
-    refused = "broke the grading contract: the answer holds over 64 modules"
-    assert called and all(refused in (t["message"] or "") or t["outcome"] == "timed_out" for t in called), [
+    refused = ("broke the grading contract: the answer holds over 64 modules",  # a smaller swarm's fate
+               "broke the grading contract: the answer's header is")  # 60,000 modules: a 9 MB header
+    assert called and all(any(r in (t["message"] or "") for r in refused) or t["outcome"] == "timed_out"
+                          for t in called), [
         (t["name"], (t["message"] or "")[:200]) for t in called]
     charged = sum(t["charged_s"] for t in called)
     assert charged <= 1.25 * BUDGET_S, f"fuse_conv_bn's tests were charged {charged:.1f} s on a {BUDGET_S:g} s budget"

@@ -12,6 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from grader.core import results_json
 from grader.learner.check import MAX_CHECK_OUTPUT
 from grader.tests import warm
 from grader.tests.grading import REPO
@@ -88,3 +89,32 @@ def test_a_flood_of_output_is_cut(tmp_path):
     assert "your output is cut here" in proc.stdout
     assert "characters of your output were not shown" in proc.stderr
     assert "tensors/one_hot  passed" in proc.stdout  # the verdict still comes after it
+
+
+def test_check_refreshes_the_report_in_the_language_in_force_and_keeps_the_other_drills(tmp_path):
+    """The report a check leaves is the learner's whole record, this drill's row new,
+    in the language the check spoke; the other drills' rows are kept."""
+    submission = tmp_path / "sub"
+    _drill_file(submission, (REPO / "reference" / "tensors" / "one_hot.py").read_text())
+    out = tmp_path / "reports"
+    out.mkdir()
+    earlier = {"id": "nn/conv_shapes", "title": "", "points": 10.0, "score": 10.0, "max_score": 10.0,
+               "status": "passed", "static_flags": [],
+               "tests": [{"name": "test_matches_conv", "outcome": "passed", "weight": 1.0, "message": "",
+                          "counterexample": None, "duration_s": 0.1, "hidden": False, "markers": [],
+                          "stdout": "", "stderr": ""}]}
+    record = {"schema": results_json.SCHEMA_VERSION, "submission": str(submission.resolve()),
+              "suite_hash": results_json.suite_hash(REPO / "tests"), "score": 10.0, "max_score": 10.0,
+              "pending_points": 0.0, "graded_at": "2026-01-01T00:00:00+00:00", "grader_version": "0",
+              "environment": {}, "exercises": [earlier]}
+    (out / "results.json").write_text(json.dumps(record))
+    (out / "index.html").write_text("<html lang=\"en\">stale</html>")
+    proc = _check("one_hot", "--submission", str(submission), "--out", str(out), "--lang", "zh_CN")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = results_json.read(out / "results.json")
+    assert [e["id"] for e in results["exercises"]] == ["tensors/one_hot", "nn/conv_shapes"]
+    assert results["score"] == 20.0 and results["max_score"] == 20.0
+    html = (out / "index.html").read_text()
+    assert '<html lang="zh-CN"' in html and "stale" not in html
+    assert 'data-exercise="tensors/one_hot"' in html and 'data-exercise="nn/conv_shapes"' in html
+    assert html.count("来自快速检查") == 1  # the checked drill's card says how few examples it tried

@@ -407,7 +407,7 @@ def test_the_class_report_speaks_chinese():
     english = class_report.render_html(cls, PROBLEMS, REPO, similarity=found)
     chinese = class_report.render_html(cls, PROBLEMS, REPO, similarity=found, lang=Lang.ZH_CN)
     assert '<html lang="en">' in english and '<html lang="zh-CN">' in chinese
-    for heading in ("班级报告", "总分分布", "失败的性质", "出错与超时", "相似度", "名单"):
+    for heading in ("全班报告", "总分分布", "未通过的性质", "出错与超时", "相似度", "名单"):
         assert heading in chinese, heading
     for heading in ("Class report", "Distribution of totals", "Properties that fail", "Errors and timeouts",
                     "Static flags", "Not graded", "Roster", "students graded", "Made by torchdrill"):

@@ -119,7 +119,7 @@ def test_the_top_help_speaks_chinese(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
-    assert "用性质测试评分的 PyTorch 练习" in out and "显示某个练习的下一条提示" in out
+    assert "用基于性质的测试评分的 PyTorch 练习" in out and "显示某个练习的下一条提示" in out
 
 
 def test_check_of_a_stub_speaks_chinese(tmp_path):

@@ -114,3 +114,28 @@ def test_a_decomposed_id_typed_on_a_mac_is_the_student(tmp_path):
         book.record("zo\u00eb", "z-1", make_results("zo\u00eb", SCORES["ana"]), wall_s=1, tests_s=1, worker="w")
     assert run((course, out), "extend", "zoe\u0308", "week1", "--days", "1", "--reason", "x") == 0
     assert [d["student"] for d in log((course, out))] == ["zo\u00eb"]
+
+
+# ------------------------------------------------------------------ in range
+
+@pytest.mark.parametrize("command, said", [
+    (("extend", "ben", "week1", "--until", "9999-12-31T23:59"), "more than 3650 days after week1's due date"),
+    (("extend", "ben", "week1", "--until", "0001-01-01T00:00+01:00"), "is not after week1's due date"),
+    (("extend", "ben", "week1", "--until", "2020-01-01T00:00"), "is not after week1's due date"),
+    (("extend", "ben", "week1", "--days", "3000000"), "at most 3650"),
+])
+def test_a_date_out_of_range_is_refused_before_it_is_stored(term, capsys, command, said):
+    """The red team's year 9999 was stored, then stopped every later command of the class
+    with an OverflowError; a date before the due date would penalize the student."""
+    assert run(term, *command, "--reason", "a typo") == EXIT_USAGE
+    assert said in capsys.readouterr().err
+    assert log(term) == []
+    assert run(term, "extend", "ben", "week1", "--days", "1", "--reason", "a doctor's note") == 0
+
+
+def test_an_override_may_not_give_more_than_the_target_is_worth():
+    from grader.classroom import term_commands
+    from grader.tests.grading import REPO
+
+    assert term_commands._most_points(REPO, "tensors/one_hot") == 10.0
+    assert term_commands._most_points(REPO / "missing", "tensors/one_hot") is None  # not known: not bounded

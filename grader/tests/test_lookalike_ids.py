@@ -18,7 +18,6 @@ from rich.console import Console
 from grader.classroom import classgrade
 from grader.classroom.gradebook import Gradebook
 from grader.classroom.jobs import GradingJob
-from grader.classroom.publishing import publish
 from grader.core import results_json, students
 from grader.core.isolation import Isolation
 from grader.core.layout import ClassLayout
@@ -26,7 +25,7 @@ from grader.core.outcomes import PASSED
 from grader.core.results_json import ExerciseInfo
 from grader.core.students import Lookalikes, lookalike_keys, skeleton, student_id_problem
 from grader.intake import reader
-from grader.intake.reader import screen_lookalikes
+from grader.intake.reader import lookalike_notes
 from grader.tests.grading import REPO
 
 DRILL = "tensors/one_hot"
@@ -115,9 +114,9 @@ def test_two_thousand_ids_are_screened_once_each(monkeypatch, tmp_path):
     ids = [f"s{n:04d}" for n in range(2000)]
     entries = [reader.Entry(s, tmp_path / s, "folder") for s in ids[1000:]] + [
         reader.Entry("s0O07", tmp_path / "s0O07", "folder")]
-    screen_lookalikes(entries, known=ids[:1000])
+    notes = lookalike_notes(entries, known=ids[:1000])
     assert len(calls) == 2001
-    assert [e.student for e in entries if e.problem] == ["s0O07"]  # looks like s0007, in the gradebook
+    assert list(notes) == ["s0O07"]  # looks like s0007, in the gradebook
 
 
 # ------------------------------------------------------------------ the intake
@@ -127,53 +126,41 @@ def entry(folder: Path, name: str) -> None:
     (folder / name / "tensors" / "one_hot.py").write_text(f"# {name}\n")
 
 
-def test_look_alikes_in_one_folder_are_refused_together(tmp_path):
+def test_look_alikes_in_one_folder_are_graded_each_with_a_note_naming_the_others(tmp_path):
     for name in ("alice", CYRILLIC_A, FULL_WIDTH, "bob"):
         entry(tmp_path, name)
     entries = {e.student: e for e in reader.discover(tmp_path, [DRILL])}
-    assert screen_lookalikes(list(entries.values())) == []
-    assert entries["bob"].problem is None
-    for name in ("alice", CYRILLIC_A, FULL_WIDTH):
-        problem = entries[name].problem
-        assert problem is not None and problem.startswith(f"{name}/: ")
-        assert "alice/" in problem and f"{CYRILLIC_A}/" in problem and f"{FULL_WIDTH}/" in problem
-        assert "\\u0430lice" in problem  # the difference, spelled out
-        assert "look alike" in problem
+    notes = lookalike_notes(list(entries.values()))
+    assert all(e.problem is None for e in entries.values()), "graded: which ids are one student is your call"
+    assert sorted(notes) == sorted(["alice", CYRILLIC_A, FULL_WIDTH])
+    assert "looks like" in notes["alice"] and "\\u0430lice" in notes["alice"]  # the difference, spelled out
+    assert "alice" in notes[CYRILLIC_A] and "check that they are different students" in notes[FULL_WIDTH]
 
 
-def test_a_look_alike_of_a_student_in_the_gradebook_is_refused_and_the_student_graded(tmp_path):
+def test_a_look_alike_of_a_graded_student_keeps_nobody_from_being_graded(tmp_path):
+    """The red team's attack: аlice graded first kept the real alice out on every run
+    after. Now both are graded, each with the note."""
     for name in ("alice", CYRILLIC_A, "bob"):
         entry(tmp_path, name)
     entries = {e.student: e for e in reader.discover(tmp_path, [DRILL])}
-    assert screen_lookalikes(list(entries.values()), known=["alice", "carol"]) == []
-    assert entries["alice"].problem is None and entries["bob"].problem is None
-    problem = entries[CYRILLIC_A].problem
-    assert problem is not None and problem.startswith(f"{CYRILLIC_A}/: ")
-    assert "looks like alice, already in the gradebook" in problem
+    notes = lookalike_notes(list(entries.values()), known=[CYRILLIC_A, "carol"])
+    assert all(e.problem is None for e in entries.values())
+    assert set(notes) == {"alice", CYRILLIC_A} and "\\u0430lice" in notes["alice"]
 
 
-def test_look_alikes_both_in_an_older_gradebook_are_graded_with_a_warning(tmp_path):
-    entry(tmp_path, "alice")
+def test_honest_names_the_table_joins_are_graded_not_refused(tmp_path):
+    for name in ("amie", "arnie", "李鹃", "李鹂"):
+        entry(tmp_path, name)
     entries = reader.discover(tmp_path, [DRILL])
-    [warning] = screen_lookalikes(entries, known=["alice", CYRILLIC_A])
-    assert entries[0].problem is None and "alice" in warning and "\\u0430lice" in warning
-
-
-def test_a_broken_look_alike_is_still_named_as_one(tmp_path):
-    entry(tmp_path, "alice")
-    (tmp_path / f"{CYRILLIC_A}.zip").write_bytes(b"not a zip")
-    entries = {e.student: e for e in reader.discover(tmp_path, [DRILL])}
-    screen_lookalikes(list(entries.values()), known=["alice"])
-    assert entries["alice"].problem is None
-    problem = entries[CYRILLIC_A].problem
-    assert problem is not None and "looks like alice" in problem
+    lookalike_notes(entries)
+    assert all(e.problem is None for e in entries)
 
 
 # ------------------------------------------------------------------ grade-all
 
-def test_grade_all_refuses_the_look_alike_and_plans_the_rest(tmp_path, capsys):
+def test_grade_all_grades_the_look_alike_and_says_so_loudly(tmp_path, capsys):
     """The gradebook has alice; the new class folder brings аlice (Cyrillic а) beside
-    alice and bob: аlice is not graded, shows in the summary and in class.html."""
+    alice and bob: all are graded, and the look-alikes are in the summary and in class.html."""
     folder = tmp_path / "submissions"
     for name in ("alice", CYRILLIC_A, "bob"):
         entry(folder, name)
@@ -185,22 +172,17 @@ def test_grade_all_refuses_the_look_alike_and_plans_the_rest(tmp_path, capsys):
                                      [results_json.TestRecord(DRILL, "p", PASSED)], suite=grading.suite)
         book.record("alice", "earlier", results, wall_s=1, tests_s=1, worker="w")
         jobs = grading.plan(book, reader.discover(folder, [DRILL]), gpu=False)
-        assert sorted(job.student for job in jobs) == ["alice", "bob"]
-        assert list(grading.tally.problems) == [CYRILLIC_A]
-        assert "looks like alice" in book.problems()[CYRILLIC_A]
-        publish(book, out, REPO, gradescope=False)
-        current = book.current()
-    classgrade._summary(grading.tally, current, {}, out, 1.0)
+        assert sorted(job.student for job in jobs) == sorted(["alice", CYRILLIC_A, "bob"])
+        assert sorted(grading.tally.lookalikes) == sorted(["alice", CYRILLIC_A]) and not grading.tally.problems
+        assert "looks like alice" in (grading._graded_problem(CYRILLIC_A) or "")
+    classgrade._summary(grading.tally, {}, {}, out, 1.0)
     printed = capsys.readouterr().out
-    assert "1 not a submission" in printed and f"  {CYRILLIC_A}: {CYRILLIC_A}/: " in printed
-    page = (out / "class.html").read_text(encoding="utf-8")
-    problems = page[page.index('id="problems"'):]
-    assert f"<code>{CYRILLIC_A}</code>" in problems and "looks like alice" in problems
+    assert "2 student id(s) look like another's" in printed and "\\u0430lice" in printed
 
 
 def test_many_look_alikes_stay_one_line_each(tmp_path):
-    """Case alone makes 32 spellings of alice: each refusal names five and counts the rest."""
+    """Case alone makes 32 spellings of alice: each note names five and counts the rest."""
     names = [''.join(c.upper() if n >> i & 1 else c for i, c in enumerate("alice")) for n in range(32)]
     entries = [reader.Entry(s, tmp_path / s, "folder") for s in names]
-    screen_lookalikes(entries)
-    assert all(e.problem is not None and "and 27 more" in e.problem and len(e.problem) < 400 for e in entries)
+    notes = lookalike_notes(entries)
+    assert len(notes) == 32 and all("and 26 more" in n and len(n) < 400 for n in notes.values())

@@ -303,3 +303,18 @@ def test_a_test_its_budget_stopped_is_timed_out_whatever_it_raised(tmp_path):
     test = json.loads(results.read_text())["exercises"][0]["tests"][0]
     assert test["outcome"] == "timed_out", test
     assert test["message"] == "the drill's grading budget ran out during this test"
+
+
+def test_limits_in_seconds_are_zero_or_more_and_a_budget_more_than_zero():
+    """``--call-timeout 0`` means no limit (it made the worker's socket non-blocking and
+    failed every call); a negative limit and a budget of 0 are refused, saying why."""
+    import argparse
+
+    from grader.grading import options
+
+    assert options.seconds("0") == 0 and options.seconds("2.5") == 2.5
+    for bad in ("-1", "nan", "inf", "soon"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            options.seconds(bad)
+    with pytest.raises(argparse.ArgumentTypeError, match="would stop every property"):
+        options.budget_seconds("0")

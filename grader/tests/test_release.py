@@ -118,6 +118,15 @@ def test_the_handout_holds_what_a_student_needs(handout):
         assert words in readme
 
 
+def test_the_handout_keeps_the_courses_english_docstrings_for_torchdrill_stubs(handout):
+    from grader.core import docstring_record, drill_texts
+
+    kept = docstring_record.read(handout / "exercises")
+    assert set(kept) == set(syllabus.load(REPO).ids)
+    stub = (handout / "exercises" / "tensors" / "one_hot.py").read_text()
+    assert kept["tensors/one_hot"] == drill_texts.docstrings(stub)
+
+
 def test_the_handout_tox_ini_grades_and_needs_nothing_it_lacks(handout):
     text = (handout / "tox.ini").read_text()
     assert "[testenv:grade]" in text and "torchdrill grade {posargs:exercises}" in text

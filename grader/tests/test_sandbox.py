@@ -415,12 +415,13 @@ def test_a_submission_slow_under_the_call_limit_stops_at_its_drills_budget(tmp_p
     ends its grading instead, and the budgets used are in results.json. A budget charges
     the time a submission sleeps as it charges the time it runs (only waiting for a CPU
     is left out: ``grader.sandbox.clock``), so a sleeper gets no more than its budget.
-    It got four times as much when budgets charged CPU time alone."""
+    It got four times as much when budgets charged CPU time alone, and all it asked for
+    where no limit per test was set (``--test-timeout 0``)."""
     (tmp_path / "slow" / "tensors").mkdir(parents=True)
     (tmp_path / "slow" / "tensors" / "contiguity.py").write_text(SLOW_BUT_IN_TIME)
     budget = 8.0
-    results = run_grade(tmp_path / "slow", tmp_path / "out", "--only", "tensors/contiguity",
-                        "--call-timeout", "1", "--drill-budget", f"{budget:g}", "--no-shrink", timeout=120)
+    results = run_grade(tmp_path / "slow", tmp_path / "out", "--only", "tensors/contiguity", "--call-timeout", "1",
+                        "--drill-budget", f"{budget:g}", "--test-timeout", "0", "--no-shrink", timeout=120)
     tests = exercise(results, "tensors/contiguity")["tests"]
     assert {t["outcome"] for t in tests} == {"timed_out"}, [(t["name"], t["outcome"]) for t in tests]
     assert any("budget" in t["message"] for t in tests)
@@ -512,5 +513,26 @@ def test_a_sandbox_whose_workers_cannot_reach_the_gpu_stops_the_grading(tmp_path
         assert not sandbox.gpu_checked and sandbox.workers == {}  # the probe is gone
         with pytest.raises(SandboxBroken, match="cannot use the GPU"):  # and every later request
             sandbox.worker("tensors/one_hot", {})
+    finally:
+        sandbox.close()
+
+
+def test_a_call_limit_of_zero_is_no_limit(tmp_path):
+    """``--call-timeout 0`` ("0: none") set the worker's socket non-blocking: every call of
+    every student failed with BlockingIOError and the class scored 0."""
+    import torch
+
+    from grader.contract.forbid import Forbidden
+    from grader.sandbox.sandboxed_impl import SandboxedImplementation
+    from grader.sandbox.sandboxes import Sandbox
+
+    (tmp_path / "slow" / "tensors").mkdir(parents=True)
+    (tmp_path / "slow" / "tensors" / "one_hot.py").write_text(
+        "import time, torch\n\ndef one_hot(labels, num_classes=-1):\n    time.sleep(0.5)\n"
+        "    return torch.nn.functional.one_hot(labels, num_classes)\n")
+    sandbox = Sandbox(tmp_path / "slow", "sandbox", call_timeout=0)
+    impl = SandboxedImplementation(tmp_path / "slow", "tensors/one_hot", Forbidden({}), sandbox)
+    try:
+        assert impl.one_hot(torch.tensor([0, 2]), 3).tolist() == [[1, 0, 0], [0, 0, 1]]
     finally:
         sandbox.close()

@@ -291,3 +291,15 @@ def test_the_class_report_shows_the_pairs_side_by_side_escaped(graded):
     by_id = {e["id"]: e for e in erin["exercises"]}
     assert [f["cell"] for f in by_id["tensors/contiguity"]["source"]["functions"]] == [3, 3]
     assert by_id["tensors/one_hot"]["source"]["functions"][0]["cell"] == 2
+
+
+def test_a_copy_padded_with_comments_past_the_bound_is_still_compared():
+    """The red team's evasion: a copied file padded past 64 KiB with comments was left out
+    of the code evidence. The bound counts the code compared, without comments."""
+    copy = reference("tensors/one_hot")
+    padded_copy = copy + "\n" + "\n".join(f"# {'x' * 70} {i}" for i in range(2000)) + "\n"
+    assert len(padded_copy.encode()) > similarity.COMPARED_FILE_BYTES
+    kept, skipped = similarity.bounded_files({"a": {"tensors/one_hot.py": copy},
+                                              "b": {"tensors/one_hot.py": padded_copy}},
+                                             ["a", "b"], ["tensors/one_hot"], {})
+    assert skipped == [] and kept["b"] == {"tensors/one_hot": padded_copy}

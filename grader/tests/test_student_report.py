@@ -442,8 +442,10 @@ def test_each_distinct_reason_is_listed_in_the_verbose_table_and_by_check(result
     out = io.StringIO()
     table.render(changed, file=out, width=200, verbose=True)
     text = out.getvalue()
-    assert "tensors/one_hot: 3 different reasons, heaviest first:" in text
-    listed = text.split("3 different reasons, heaviest first:", 1)[1]
+    heading = ("tensors/one_hot: lost for 3 reasons, heaviest first (properties that failed with the "
+               "same difference are one reason):")
+    assert heading in text
+    listed = text.split(heading, 1)[1]
     first, second, third = (listed.index(f"  {n}. ") for n in (1, 2, 3))
     assert first < second < third
     assert "one_hot() raised RuntimeError: index -1 is out of bounds" in listed[first:second]
@@ -459,7 +461,7 @@ def test_each_distinct_reason_is_listed_in_the_verbose_table_and_by_check(result
     console = table.make_console(io.StringIO(), width=200)
     check.print_check(None, _one_hot(changed), console, 1.0)  # type: ignore[arg-type]
     said = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "tensors/one_hot: 3 different reasons, heaviest first:" in said
+    assert heading in said
     assert said.index("test_negative_label_raises") < said.index("test_matches_f_one_hot")
 
 
@@ -470,7 +472,8 @@ def test_the_student_report_lists_each_reason_and_names_the_heaviest(results):
     assert "negative label raises" in row and "and 2 other reasons" in row and "matches f one hot" not in row
     card = page.split('data-exercise="tensors/one_hot"', 1)[1].split("</section>", 1)[0]
     box = card.split('<div class="reasons">', 1)[1].split("</div>", 1)[0]
-    assert "Lost for 3 different reasons" in box
+    assert "Lost for 3 reasons" in box and "a mistake of its own" not in page
+    assert "two reasons may still have one cause" in box, "no independence is claimed that is not measured"
     items = re.findall(r'<li class="reason">(.*?)</li>', box, re.S)
     assert len(items) == 3
     assert "one_hot() raised RuntimeError" in unescape(items[0]) and "weight 4" in items[0]
@@ -480,6 +483,43 @@ def test_the_student_report_lists_each_reason_and_names_the_heaviest(results):
         ["test_negative_label_raises", "test_dtype_is_int64"]  # heaviest first in the card too
     sdpa = page.split('data-exercise="basics/stack"', 1)[1].split("</section>", 1)[0]
     assert '<div class="reasons">' not in sdpa  # one reason: no list
+
+
+def test_properties_lost_to_one_difference_are_one_reason_in_the_report_and_the_table(results):
+    """Two properties that show the same kept difference (a dtype got X expected Y), the
+    heavier one stopped by it: one reason, named by the property that failed of its own,
+    in the card and in the verbose table; no list when one property was lost."""
+    from grader.core.i18n import Lang, Message
+
+    changed = json.loads(json.dumps(results))
+    one_hot = _one_hot(changed)
+    one_hot["tests"] = [t for t in one_hot["tests"] if t["name"] in ("test_matches_f_one_hot", "test_rows_sum_to_one")]
+    own = next(t for t in one_hot["tests"] if t["name"] == "test_matches_f_one_hot")
+    said = {"what": "result", "got": "torch.float32", "expected": "torch.int64"}
+    own["message_id"] = Message("{what}: dtype differs: got {got}, expected {expected}", said).to_json()
+    stopped = dict(own, name="test_labels_are_left_unchanged", weight=5,
+                   message="stopped by another defect: one_hot of labels: dtype differs: got torch.float32, "
+                           "expected torch.int64",
+                   message_id=Message("stopped by another defect: {what}: dtype differs: got {got}, expected "
+                                      "{expected}", dict(said, what="one_hot of labels")).to_json())
+    one_hot["tests"].append(stopped)
+    for lang, heading, reason in ((Lang.EN, "Lost for one reason", "result: dtype differs"),
+                                  (Lang.ZH_CN, "失分原因只有一个", "：dtype 不同：得到 torch.float32")):
+        card = student_report.render_html(changed, REPO, lang).split(
+            'data-exercise="tensors/one_hot"', 1)[1].split("</section>", 1)[0]
+        box = card.split('<div class="reasons">', 1)[1].split("</div>", 1)[0]
+        assert heading in box and reason in unescape(box), box
+        assert len(re.findall(r'<li class="reason">', box)) == 1
+    out = io.StringIO()
+    table.render(changed, file=out, width=200, verbose=True)
+    text = out.getvalue()
+    assert "tensors/one_hot: lost for one reason, the same difference in 2 properties:" in text
+    row = next(line for line in text.splitlines() if "| tensors/one_hot" in line)
+    assert "  1. result: dtype differs" in text and "other reason" not in row, row
+    one_hot["tests"].remove(stopped)
+    out = io.StringIO()
+    table.render(changed, file=out, width=200, verbose=True)
+    assert "lost for one reason" not in out.getvalue()
 
 
 # ------------------------------------------------------------------ in Chinese
@@ -513,7 +553,7 @@ def test_report_command_rerenders_in_either_language(results, tmp_path, monkeypa
     assert cli.main(["report", str(tmp_path / "results.json"), "--lang", "zh_CN"]) == EXIT_OK
     chinese = page.read_text()
     assert '<html lang="zh-CN">' in chinese and "评分报告" in chinese
-    assert "权重最大的失败性质" in capsys.readouterr().out  # the table, in the command's language
+    assert "权重最大的未通过性质" in capsys.readouterr().out  # the table, in the command's language
     assert cli.main(["report", str(tmp_path / "results.json"), "--lang", "en"]) == EXIT_OK
     assert page.read_text() == student_report.render_html(results, REPO)
     assert "heaviest failing property" in capsys.readouterr().out
@@ -526,8 +566,8 @@ def test_the_score_table_speaks_the_commands_language(results):
     with i18n.speaking(i18n.Lang.ZH_CN):
         table.render(results, file=out, verbose=True)
     text = out.getvalue()
-    assert "权重最大的失败性质" in text and "总计" in text
-    assert "heaviest failing property" not in text and "different reasons, heaviest first" not in text
+    assert "权重最大的未通过性质" in text and "总计" in text
+    assert "heaviest failing property" not in text and "reasons, heaviest first" not in text
 
 
 def test_a_kept_message_is_rendered_in_the_reports_language(results):

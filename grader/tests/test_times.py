@@ -289,7 +289,9 @@ def test_times_are_read_in_order_each_with_its_source_and_trust(tmp_path: Path):
     table = times.read_csv(table_file, NY)
     entries = {e.student: e for e in (times.Entry(s, folder / s, "folder") for s in ("ana", "ben", "cat"))}
     reader = times.Reader(folder, NY, table)
-    assert reader.time_of(entries["ana"]) is None
+    with pytest.raises(times.TimeProblem, match="no time for ana: times.csv and the files beside the entries name "
+                                                "none by this id"):
+        reader.time_of(entries["ana"])  # where others have a time, none is that entry's problem
     ben = reader.time_of(entries["ben"])
     assert ben is not None and (ben.when.isoformat(), ben.source, ben.trust) == \
         ("2026-09-14T23:00:00.123456+00:00", "ben.timestamp.txt", TRUSTED)
@@ -370,7 +372,9 @@ def test_a_timestamp_that_is_no_regular_file_is_never_opened(tmp_path: Path):
 
 def test_timestamp_files_beside_are_matched_by_the_composed_id_and_exactly(tmp_path: Path):
     """José's file written decomposed (as a Mac writes names) is his; Ana.timestamp.txt
-    is not ana's (ids are case-sensitive): it names no entry, and says so."""
+    is not ana's (ids are case-sensitive): it names no entry, and says so; and ana, who has
+    no time where others have one, is a problem that suggests it. Where no time is given
+    at all, none is no problem."""
     (tmp_path / "José").mkdir()
     (tmp_path / "ana").mkdir()
     (tmp_path / "Jose\u0301.timestamp.txt").write_text(LATE)
@@ -378,8 +382,10 @@ def test_timestamp_files_beside_are_matched_by_the_composed_id_and_exactly(tmp_p
     reader = times.Reader(tmp_path, NY)
     found = reader.time_of(times.Entry("José", tmp_path / "José", "folder"))
     assert found is not None and found.when.isoformat() == LATE
-    assert reader.time_of(times.Entry("ana", tmp_path / "ana", "folder")) is None
+    with pytest.raises(times.TimeProblem, match=r"no time for ana: .* \(did you mean 'Ana'\?\)"):
+        reader.time_of(times.Entry("ana", tmp_path / "ana", "folder"))  # not graded as never late, silently
     assert reader.unused({"José", "ana"}) == ["Ana.timestamp.txt names no entry"]
+    assert times.Reader(tmp_path / "José", NY).time_of(times.Entry("x", tmp_path / "José", "folder")) is None
 
 
 # ------------------------------------------------------------------ the gradebook

@@ -740,3 +740,16 @@ def test_what_a_call_that_raised_did_to_its_arguments_is_told_and_written_back(a
         impl.scale(x)
     assert torch.equal(x, torch.ones(3) if allowed else torch.zeros(3))
     assert impl.changed_arguments() == ([] if allowed else ["changed argument 1 in place"])
+
+
+def test_an_answer_far_bigger_than_what_it_was_sent_is_refused():
+    """An answer carries what it was sent back, plus the larger of 8 MiB and 16 times that:
+    60 MiB answers, kept alive by the failures hypothesis holds, took the grader to 0.9 GB."""
+    big = tensor_entry(shape=[9 * 2**18], nbytes=9 * 2**20)
+    with pytest.raises(wire.WireError, match="carries 9.0 MiB of tensor data: over 8.0 MiB"):
+        _decode([big], bytes(9 * 2**20))
+    sent = torch.zeros(2**18)  # 1 MiB sent: 17 MiB may come back
+    two = [tensor_entry(shape=[2**18], nbytes=2**20),
+           tensor_entry(dtype="float64", shape=[2**20], nbytes=2**23, buf=1)]
+    decoder = Decoder(two, bytearray(9 * 2**20), known=[sent])
+    assert decoder.value({"obj": 1}).shape == (2**20,)

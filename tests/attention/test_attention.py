@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -12,8 +14,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from grader.testing import assert_same, expect_raises, wide
-from tests.numerics import manual_seed, random_weights
-from tests.properties import anchored
+from tests.numerics import manual_seed, overflowed, random_weights
+from tests.properties import anchored, harder_than
 from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, shapes
 
 pytestmark = pytest.mark.exercise(points=15, forbid={
@@ -106,14 +108,23 @@ def sdpa_output(case) -> torch.Tensor:
 def on_ordinary_input(impl, ordinary):
     """Rides along with an invariant or corner check: attention on an ordinary unmasked
     input, its output against F.scaled_dot_product_attention."""
-    def compare(got, expected, what):
-        out, _ = output_and_weights(got, ordinary)
-        assert_same(out, expected, what=what)
-
     return anchored(lambda: impl.attention(*clones(ordinary)), lambda: sdpa_output(ordinary),
-                    compare=compare,
+                    compare=output_like_sdpa(ordinary, " on an ordinary unmasked input"),
                     what="output on an ordinary unmasked input vs F.scaled_dot_product_attention "
                          "(checked beside the property)")
+
+
+def output_like_sdpa(case, on: str):
+    """A comparison (``compare(got, expected, what)``) of an answer's output on ``case``
+    with F.scaled_dot_product_attention's, in the rows that have a key to attend; a
+    p_attn scaled by another number than sqrt(d_k) is named (``scale_named``)."""
+    def compare(got, expected, what):
+        out, _ = output_and_weights(got, case)
+        rows = attend_where(case).any(-1)
+        with scale_named(got, case, on):
+            assert_same(out[rows], expected[rows], what=what)
+
+    return compare
 
 
 def output_and_weights(got: Any, case) -> tuple[torch.Tensor, torch.Tensor]:
@@ -131,6 +142,79 @@ def output_and_weights(got: Any, case) -> tuple[torch.Tensor, torch.Tensor]:
     return out, p
 
 
+# ------------------------------------------------------------------ the scale, measured
+
+# What a wrong scale is called, where it was measured (one sentence each, for the
+# translations): the block of ``scale_named`` fails, and p_attn says why.
+SCALE_FINDINGS = {
+    "": "p_attn is softmax(q kᵀ / {divisor}) where the spec divides by sqrt(d_k) = {root} (d_k = {d_k})",
+    " on an ordinary unmasked input": "p_attn on an ordinary unmasked input is softmax(q kᵀ / {divisor}) "
+                                      "where the spec divides by sqrt(d_k) = {root} (d_k = {d_k})",
+    " on the same input unscaled": "p_attn on the same input unscaled is softmax(q kᵀ / {divisor}) "
+                                   "where the spec divides by sqrt(d_k) = {root} (d_k = {d_k})",
+    " on the same values in float64": "p_attn on the same values in float64 is softmax(q kᵀ / {divisor}) "
+                                      "where the spec divides by sqrt(d_k) = {root} (d_k = {d_k})",
+}
+
+
+def implied_divisor(got: Any, case) -> float | None:
+    """The c for which the answer's p_attn is softmax(q kᵀ / c) wherever a query may look,
+    measured from the ratios of its weights (log p_i - log p_j = (s_i - s_j) / c); None
+    when its weights are no such softmax, or the case cannot tell (equal scores)."""
+    query, key, _, _ = case
+    if not (isinstance(got, (tuple, list)) and len(got) == 2 and type(got[1]) is torch.Tensor):
+        return None
+    p = got[1].detach().cpu()
+    if p.dtype not in (torch.float32, torch.float64) or p.dtype != query.dtype:
+        return None
+    scores = query.double() @ key.double().transpose(-2, -1)
+    if p.shape != scores.shape:
+        return None
+    smallest = 1e-3 if p.dtype == torch.float32 else 1e-9  # log-ratios p's precision can tell
+    p = p.double()
+    looked = (attend_where(case) & (p > 1e-30)).reshape(-1, scores.shape[-1])
+    logp, s = p.log().reshape(looked.shape), scores.reshape(looked.shape)
+    estimates: list[float] = []
+    for row in range(looked.shape[0]):
+        keys = looked[row].nonzero().flatten()
+        if len(keys) < 2:
+            continue
+        top = keys[s[row, keys].argmax()]
+        ds, dl = s[row, keys] - s[row, top], logp[row, keys] - logp[row, top]
+        differ = ds.abs() > 1e-6 * (1 + s[row, keys].abs().max())
+        if bool((differ & (dl == 0)).any()):
+            return None  # different scores, equal weights: no softmax of a scaled score
+        told = differ & (dl.abs() > smallest)
+        estimates += (ds[told] / dl[told]).tolist()
+    if not estimates or min(estimates) <= 0:
+        return None
+    low, high = min(estimates), max(estimates)
+    return (low + high) / 2 if high <= low * (1 + 1e-3) else None
+
+
+def spec_weights(case, dtype: torch.dtype) -> torch.Tensor:
+    """p_attn as the spec computes it on ``case``, in ``dtype``."""
+    query, key, _, _ = case
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    return scores.masked_fill(~attend_where(case), -1e9).softmax(-1).to(dtype)
+
+
+@contextmanager
+def scale_named(got: Any, case, on: str = "") -> Iterator[None]:
+    """The block compares the answer ``got`` on ``case``; when it fails and p_attn is
+    softmax of the scores divided by another number than sqrt(d_k) (measured:
+    ``implied_divisor``), the failure is that comparison of p_attn, which says so."""
+    try:
+        yield
+    except AssertionError:
+        divisor = implied_divisor(got, case)
+        d_k = case[0].size(-1)
+        if divisor is not None and not math.isclose(divisor, math.sqrt(d_k), rel_tol=1e-3):
+            said = SCALE_FINDINGS[on].format(divisor=f"{divisor:.4g}", root=f"{math.sqrt(d_k):.4g}", d_k=d_k)
+            assert_same(got[1], spec_weights(case, got[1].dtype), what=said)
+        raise
+
+
 # ------------------------------------------------------------------ attention
 
 # The spec's examples: two queries and keys of width 2, without and with a mask.
@@ -144,7 +228,9 @@ SPEC_QKV = (torch.tensor([[1.0, 0.0], [0.0, 2.0]]), torch.tensor([[2.0, 0.0], [0
 @given(attention_cases())
 def test_matches_reference(impl, ref, case):
     expected = ref.attention(*case)
-    assert_same(impl.attention(*clones(case)), expected, what="(output, p_attn)")
+    got = impl.attention(*clones(case))
+    with scale_named(got, case):
+        assert_same(got, expected, what="(output, p_attn)")
 
 
 @pytest.mark.weight(3)
@@ -161,11 +247,13 @@ def test_matches_scaled_dot_product_attention(impl, case, data):
     case = (query, key, value, laid[3])  # an expanded mask repeats its first slice
     attend = attend_where(case)
     expected = sdpa_output(case)
-    out, p = output_and_weights(impl.attention(*laid), case)
+    got = impl.attention(*laid)
+    out, p = output_and_weights(got, case)
     rows = attend.any(-1)  # torch leaves fully masked rows undefined; the spec does not
-    assert_same(out[rows], expected[rows],
-                what="output (rows with a key to attend) vs F.scaled_dot_product_attention, "
-                     "with the inputs in the memory layouts drawn")
+    with scale_named(got, case):
+        assert_same(out[rows], expected[rows],
+                    what="output (rows with a key to attend) vs F.scaled_dot_product_attention, "
+                         "with the inputs in the memory layouts drawn")
 
 
 @pytest.mark.weight(2)
@@ -173,16 +261,21 @@ def test_matches_scaled_dot_product_attention(impl, case, data):
 @given(attention_cases(), st.sampled_from([30.0, 100.0]))
 def test_large_scores_stay_finite(impl, case, scale):
     """query and key up to a few hundred: scores in the tens of thousands. exp(score)
-    overflows to inf (inf / inf = nan); softmax subtracts the row's max and does not."""
+    overflows to inf (inf / inf = nan); softmax subtracts the row's max and does not.
+    Anchored on the same input unscaled, so a failure is this property's own only where
+    that is right; the advice only where the output holds inf or nan."""
     query, key, value, mask = case
-    case = (query * scale, key * scale, value, mask)
-    attend = attend_where(case)
+    unscaled, case = case, (query * scale, key * scale, value, mask)
     expected = sdpa_output(case)
-    out, _ = output_and_weights(impl.attention(*clones(case)), case)
-    rows = attend.any(-1)
-    assert_same(out[rows], expected[rows],
-                what=f"output with query and key scaled by {scale:g} (large scores) vs "
-                     "F.scaled_dot_product_attention: use softmax, not exp / exp.sum()")
+    with harder_than(lambda: impl.attention(*clones(unscaled)), lambda: sdpa_output(unscaled),
+                     compare=output_like_sdpa(unscaled, " on the same input unscaled"),
+                     what="output on the same input unscaled vs F.scaled_dot_product_attention"):
+        out, _ = output_and_weights(impl.attention(*clones(case)), case)
+        rows = attend_where(case).any(-1)
+        advice = ": it holds inf or nan: use softmax, not exp / exp.sum()" if overflowed(out[rows], expected[rows]) else ""
+        assert_same(out[rows], expected[rows],
+                    what=f"output with query and key scaled by {scale:g} (large scores) vs "
+                         f"F.scaled_dot_product_attention{advice}")
 
 
 @pytest.mark.weight(2)
@@ -191,16 +284,20 @@ def test_large_scores_stay_finite(impl, case, scale):
 def test_reduced_precision_on_cpu(impl, case, dtype):
     """bfloat16 (with or without a mask) and float16 (without: -1e9 overflows it) on the CPU:
     output and p_attn keep the inputs' dtype, the output is close to float64 of the same
-    rounded values."""
+    rounded values. Anchored on those values in float64: a failure is this property's own
+    only where the answer is right there."""
     low = [t.to(dtype) for t in case[:3]]
     mask = None if dtype == torch.float16 else case[3]
     exact = (*(t.double() for t in low), mask)
-    out, p = output_and_weights(impl.attention(*(t.clone() for t in low), mask), exact)
-    for name, t in (("output", out), ("p_attn", p)):
-        assert t.dtype == dtype, f"{name} is {t.dtype}; expected {dtype}, like the inputs"
-    rows = attend_where(exact).any(-1)
-    assert_same(out.double()[rows], sdpa_output(exact)[rows], **CPU_TOLERANCE[dtype],
-                what=f"output in {dtype} on the CPU vs float64 of the same values")
+    with harder_than(lambda: impl.attention(*clones(exact)), lambda: sdpa_output(exact),
+                     compare=output_like_sdpa(exact, " on the same values in float64"),
+                     what="output on the same values in float64 vs F.scaled_dot_product_attention"):
+        out, p = output_and_weights(impl.attention(*(t.clone() for t in low), mask), exact)
+        for name, t in (("output", out), ("p_attn", p)):
+            assert t.dtype == dtype, f"{name} is {t.dtype}; expected {dtype}, like the inputs"
+        rows = attend_where(exact).any(-1)
+        assert_same(out.double()[rows], sdpa_output(exact)[rows], **CPU_TOLERANCE[dtype],
+                    what=f"output in {dtype} on the CPU vs float64 of the same values")
 
 
 @pytest.mark.weight(2)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -13,9 +14,9 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from grader.testing import assert_same, expect_raises, wide
-from tests.numerics import manual_seed, random_weights
-from tests.properties import anchored
-from tests.strategies import float_tensors, int_tensors, layouts, reusable, sampled, shapes
+from tests.numerics import manual_seed, overflowed, random_weights
+from tests.properties import anchored, harder_than
+from tests.strategies import float_tensors, int_tensors, layouts, relaid, reusable, sampled, shapes
 
 _BY_HAND = ("take logits.log_softmax(dim=1), pick -logp at the targets with gather, weight, "
             "smooth and reduce yourself")
@@ -130,6 +131,18 @@ def check(impl, case: Case, note: str = "") -> None:
     assert_same(call(impl, case), case.expected(), what=case.describe() + note, equal_nan=True)
 
 
+def check_beside(impl, case: Case, before: Case, note: str, change: str, advice: str = "") -> None:
+    """``check`` of ``case``, a harder form of ``before`` (its logits scaled, its arguments
+    laid out in memory), anchored on ``before``: a failure is this property's own only
+    where the answer to ``before`` is right. ``advice`` (about an overflow) joins the
+    message only where the answer holds inf or nan and F.cross_entropy's is finite."""
+    with harder_than(lambda: call(impl, before), before.expected, equal_nan=True,
+                     what=before.describe() + f" vs F.cross_entropy ({change})"):
+        got, expected = call(impl, case), case.expected()
+        assert_same(got, expected, equal_nan=True,
+                    what=case.describe() + note + (advice if overflowed(got, expected) else ""))
+
+
 def on_ordinary_input(impl, case: Case):
     """Rides along with a corner or error check: the loss of ``case``'s own logits and
     targets, every option at its default but ``reduction="none"``, equals F.cross_entropy's."""
@@ -144,6 +157,12 @@ def on_ordinary_input(impl, case: Case):
 # The spec's examples: two rows of three classes, targets 0 and 2.
 SPEC_LOGITS = torch.tensor([[2.0, 0.0, -1.0], [0.5, 0.5, 3.0]])
 SPEC_TARGET = torch.tensor([0, 2])
+# Spatial logits (N, C, d1, d2) and targets (N, d1, d2) laid out with their last dims
+# swapped in memory: what a .view that flattens the positions refuses.
+SPATIAL_PERMUTED = Case(torch.arange(24, dtype=torch.float64).reshape(2, 3, 2, 2).sin(),
+                        torch.tensor([[[0, 2], [1, 0]], [[2, 2], [0, 1]]]),
+                        lay={"logits": functools.partial(relaid, kind="permuted", order=(0, 1, 3, 2)),
+                             "target": functools.partial(relaid, kind="permuted", order=(0, 2, 1))})
 
 
 @pytest.mark.weight(3)
@@ -196,9 +215,12 @@ def test_label_smoothing_matches(impl, case):
 @given(ce_cases(min_batch=1, reductions=REDUCTIONS), st.sampled_from([1e2, 1e3, 1e4]),
        st.sampled_from([-1.0, 1.0]))
 def test_large_logits_stay_finite(impl, case, scale, sign):
-    """Logits in the hundreds or thousands: exp overflows, softmax(...).log() hits log(0)."""
+    """Logits in the hundreds or thousands: exp overflows, softmax(...).log() hits log(0).
+    Anchored on the same logits unscaled; the advice only where the loss holds inf or nan."""
+    before = replace(case)
     case.logits = case.logits * scale + sign * scale
-    check(impl, case, f" with logits up to ~{scale:g} in size (use log_softmax or subtract the max)")
+    check_beside(impl, case, before, f" with logits up to ~{scale:g} in size", "the same logits before scaling",
+                 advice=": inf or nan, where exp overflowed or log met 0: use log_softmax or subtract the max")
 
 
 @pytest.mark.weight(2)
@@ -209,10 +231,13 @@ def test_large_logits_stay_finite(impl, case, scale, sign):
        st.sampled_from([1e2, 1e3, 1e4]), st.sampled_from([-1.0, 1.0]))
 def test_large_logits_with_label_smoothing_stay_finite(impl, case, scale, sign):
     """The smoothing term sums -logp over EVERY class, the least likely ones included: with
-    large logits their softmax is exactly 0 and softmax(...).log() gives -inf there."""
+    large logits their softmax is exactly 0 and softmax(...).log() gives -inf there.
+    Anchored on the same logits unscaled; the advice only where the loss holds inf or nan."""
+    before = replace(case)
     case.logits = case.logits * scale + sign * scale
-    check(impl, case, f" with logits up to ~{scale:g} in size and label smoothing (the "
-                      "smoothing term needs log_softmax too)")
+    check_beside(impl, case, before, f" with logits up to ~{scale:g} in size and label smoothing",
+                 "the same logits before scaling",
+                 advice=": inf or nan, where exp overflowed or log met 0 (the smoothing term needs log_softmax too)")
 
 
 @pytest.mark.weight(2)
@@ -220,12 +245,16 @@ def test_large_logits_with_label_smoothing_stay_finite(impl, case, scale, sign):
 @given(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()).flatmap(
     lambda flags: ce_cases(weighted=flags[0], ignoring=flags[1], spatial=flags[2],
                            smoothing=flags[3], reductions=REDUCTIONS, laid_out=True)))
+@example(SPATIAL_PERMUTED)  # every drawn set must meet a .view on a permuted logits and target
 def test_any_memory_layout_matches(impl, case):
     """Transposed or permuted logits, targets and weights, and strided views out of a larger
     NaN-filled storage: the same values, so the same loss (no .view on a layout it refuses,
-    no reading the storage past the view)."""
-    check(impl, case, " vs F.cross_entropy, with the arguments in the memory layouts drawn "
-                      "(use reshape/movedim/gather, not .view on a non-contiguous tensor)")
+    no reading the storage past the view). Anchored on the same arguments, contiguous: a
+    failure is this property's own only where those give the right loss."""
+    check_beside(impl, case, replace(case, lay={}),
+                 " vs F.cross_entropy, with the arguments in the memory layouts drawn (right when "
+                 "they are contiguous: read them through indexing, reshape or movedim, never the "
+                 "storage behind a view)", "the same arguments, contiguous")
 
 
 @pytest.mark.weight(2)

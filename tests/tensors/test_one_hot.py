@@ -6,8 +6,8 @@ import torch.nn.functional as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from grader.testing import assert_same, expect_raises, wide
-from tests.properties import anchored
+from grader.testing import assert_same, assert_same_dtype, expect_raises, wide
+from tests.properties import anchored, assert_ordinary
 from tests.strategies import VALUE_LAYOUTS, any_layout, float_tensors, int_tensors, sampled, shapes
 
 pytestmark = pytest.mark.exercise(points=10, forbid={
@@ -60,12 +60,12 @@ def test_labels_are_left_unchanged(impl, case):
     labels, num_classes = case
     got = impl.one_hot(labels, num_classes)
     changed = list(impl.mutations)
-    assert_same(got, F.one_hot(labels.long(), num_classes),
-                what=f"one_hot of labels of shape {tuple(labels.shape)} with num_classes={num_classes}")
     assert not changed, (
         f"one_hot(labels, {num_classes}): the call {'; '.join(changed)}; leave labels as they were "
         "given: labels.unsqueeze(-1) (a new view), not labels.unsqueeze_(-1), which reshapes the "
         "caller's tensor (and labels.long() is labels itself when it is int64 already)")
+    assert_ordinary(lambda: got, lambda: F.one_hot(labels.long(), num_classes),
+                    what=f"one_hot of labels of shape {tuple(labels.shape)} with num_classes={num_classes}")
 
 
 @pytest.mark.weight(2)
@@ -80,9 +80,8 @@ def test_matches_f_one_hot_inferred_classes(impl, case):
 def test_dtype_is_int64(impl, case):
     labels, num_classes = case
     with ordinary(impl, labels, num_classes, "the same labels"):
-        got = impl.one_hot(labels, num_classes)
-        assert isinstance(got, torch.Tensor), f"one_hot returned {type(got).__name__}, not a tensor"
-        assert got.dtype == torch.int64, f"one_hot returned dtype {got.dtype}; F.one_hot gives torch.int64"
+        assert_same_dtype(impl.one_hot(labels, num_classes), F.one_hot(labels.long(), num_classes),
+                          what="one_hot's result (F.one_hot gives torch.int64)")
 
 
 @given(labels_and_classes(min_side=1))
