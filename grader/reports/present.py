@@ -306,9 +306,14 @@ def _isolation_text(value: Any, t: Translator) -> str:
     if not isinstance(value, Mapping):
         return _plain(value, t)
     layers = value.get("layers") or {}
-    text = str(value.get("mode") or "?")
+    mode = str(value.get("mode") or "?")
+    modes = {"none": t.gettext("none (your code ran in the grader's own process)"),
+             "process": t.gettext("process (a clean worker process, not confined)"),
+             "sandbox": t.gettext("sandbox")}
+    text = modes.get(mode, mode)
     if isinstance(layers, Mapping) and layers:
-        text += ": " + ", ".join(f"{layer} {state}" for layer, state in layers.items())
+        text += t.gettext(": ") + t.gettext(", ").join(
+            f"{layer} {t.gettext('on') if state == 'on' else state}" for layer, state in layers.items())
     return text
 
 
