@@ -10,9 +10,10 @@ imports the learner's files and the course's tests itself, and ends with the com
 
 The server never grades stale code and never stays behind:
 
-- it answers only its own user (the socket's folder is theirs alone, and the peer's
-  uid is checked), and only a client of the same interpreter and engine (the socket's
-  name is a digest of both);
+- it answers only its own user, and a client talks only to its own user's server (the
+  socket's folder must be theirs alone, no link, and each side checks the other's uid),
+  and only a client of the same interpreter and engine (the socket's name is a digest
+  of both);
 - before every request it compares the engine's source files (paths, sizes, times)
   with what it imported; when they differ it says so and ends, and the client runs
   the command itself and starts a fresh server;
@@ -33,6 +34,7 @@ import os
 import selectors
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -94,10 +96,15 @@ def served(argv: Sequence[str]) -> int | None:
     if not enabled():
         return None
     path = socket_path()
+    if not _ours(path.parent):
+        return None  # a folder someone else made: its socket is not our server's
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(CONNECT_TIMEOUT_S)
     try:
         sock.connect(str(path))
+        if _peer_uid(sock) != os.getuid():  # the environment and terminal go to our own server only
+            sock.close()
+            return None
         request = {"argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ)}
         socket.send_fds(sock, [json.dumps(request).encode()], [0, 1, 2])
         reply = _line(sock)
@@ -152,12 +159,26 @@ def start() -> None:
                          stderr=null_out, start_new_session=True, close_fds=True, cwd=_ENGINE.parent)
 
 
+def _ours(folder: Path) -> bool:
+    """Whether ``folder`` is a real folder (no link) of this user's that no one else may enter."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def _peer_uid(sock: socket.socket) -> int:
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+    return int.from_bytes(creds[4:8], sys.byteorder)
+
+
 @contextlib.contextmanager
 def _lock(block: bool) -> Iterator[None]:
     """The server's lock, beside its socket: held by the one server for its lifetime."""
     path = socket_path()
     path.parent.mkdir(mode=0o700, exist_ok=True)
-    if path.parent.stat().st_uid != os.getuid() or path.parent.stat().st_mode & 0o077:
+    if not _ours(path.parent):
         raise PermissionError(f"{path.parent} is not this user's alone")
     fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -213,8 +234,7 @@ def _listen(path: Path) -> None:
 def _serve_one(conn: socket.socket, stamp: str) -> bool:
     """Fork a child for one request; False when the server must end (stale code)."""
     with conn:
-        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
+        if _peer_uid(conn) != os.getuid():
             return True
         conn.settimeout(CONNECT_TIMEOUT_S)
         try:

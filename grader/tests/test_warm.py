@@ -130,3 +130,27 @@ def test_the_engine_stamp_follows_its_files(tmp_path, monkeypatch):
 def test_warm_serving_is_off_when_asked(monkeypatch):
     monkeypatch.setenv(warm.ENV, "0")
     assert warm.served(["check", "one_hot"]) is None
+
+
+def test_a_client_sends_nothing_to_a_socket_in_a_folder_others_may_enter(tmp_path, monkeypatch):
+    """The red team's other user made the folder first (0777) and listened there: the
+    client sent it its environment and terminal, and printed the result it faked."""
+    base = Path(_short(tmp_path))
+    monkeypatch.setattr(warm, "socket_path", lambda: base / "shared" / "x.sock")
+    (base / "shared").mkdir(mode=0o777)
+    os.chmod(base / "shared", 0o777)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(base / "shared" / "x.sock"))
+    listener.listen(1)
+    listener.setblocking(False)
+    monkeypatch.setenv(warm.ENV, "1")
+    try:
+        assert warm.served(["check", "one_hot"]) is None
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # it never connected
+    finally:
+        listener.close()
+    assert not warm._ours(base / "shared")
+    (base / "mine").mkdir(mode=0o700)
+    (base / "link").symlink_to(base / "mine")
+    assert warm._ours(base / "mine") and not warm._ours(base / "link")
