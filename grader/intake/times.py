@@ -182,6 +182,7 @@ class Reader:
         self.submissions, self.zone, self.table = submissions, zone, table
         self.student_files = student_files
         self._beside: dict[str, list[str]] | None = None
+        self._named_index: tuple[list[str], Lookalikes] | None = None
 
     def time_of(self, entry: Entry) -> Found | None:
         """When ``entry`` was handed in, or None when no source names it; raises
@@ -212,14 +213,23 @@ class Reader:
     def _none_for(self, student: str) -> str:
         """Why ``student`` has no time where others have one: no row or file names them
         (an id typed otherwise, in case or with a look-alike letter, is suggested)."""
-        named = {*self.beside(), *((self.table.times.keys() | self.table.problems.keys()) if self.table else ())}
-        like = [*Lookalikes(named).like(student), *difflib.get_close_matches(student, sorted(named), n=2, cutoff=0.8)]
+        named, index = self._named()
+        like = [*index.like(student), *difflib.get_close_matches(student, named, n=2, cutoff=0.8)]
         where = (_("{path} and the files beside the entries", path=self.table.name) if self.table and self.beside()
                  else self.table.name if self.table else _("the files beside the entries"))
         if like:
             return _("no time for {student}: {where} name none by this id (did you mean {names}?)",
                      student=student, where=where, names=", ".join(map(ascii, dict.fromkeys(like))))
         return _("no time for {student}: {where} name none by this id", student=student, where=where)
+
+    def _named(self) -> tuple[list[str], Lookalikes]:
+        """The ids the times name, sorted, and their look-alike index: built once per run,
+        not once per entry without a time (each id's skeleton is read once)."""
+        if self._named_index is None:
+            named = sorted({*self.beside(), *((self.table.times.keys() | self.table.problems.keys())
+                                                if self.table else ())})
+            self._named_index = (named, Lookalikes(named))
+        return self._named_index
 
     def beside(self) -> dict[str, list[str]]:
         """Student id (composed, as ``discover`` gives it) -> the names of the
