@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO))  # this checkout's grader, not an installed one
 from grader.core import time_budgets  # noqa: E402
 from grader.core.syllabus import exercise_tests  # noqa: E402
 from grader.grading.pipeline import grade  # noqa: E402
+from grader.grading.request import GradingRequest  # noqa: E402
 from grader.intake.submission import open_submission  # noqa: E402
 
 
@@ -29,7 +30,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="DRILL",
                         help="grade only these drills (e.g. training/knn); keep the others' times")
     only = parser.parse_args().only
-    results = grade(REPO, open_submission(REPO / "reference", REPO), only=only, extra_args=["--isolation", "none"])
+    request = GradingRequest(course=REPO, only=tuple(only or ()))
+    results = grade(request, open_submission(REPO / "reference", REPO))
     seconds = {ex["id"]: sum(t["duration_s"] for t in ex["tests"]) for ex in results["exercises"]}
     for drill, s in sorted(seconds.items(), key=lambda kv: -kv[1]):
         print(f"{s:7.2f} s  {drill}")

@@ -34,11 +34,13 @@ import os
 import tempfile
 import tomllib
 import zipfile
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import grader
-from grader.core import course_secret, i18n, syllabus
+from grader.authoring.student_files import with_language
+from grader.core import course_secret, i18n
 from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.files import zip_member
@@ -47,7 +49,7 @@ from grader.core.i18n import _
 from grader.core.stubs import write_stubs
 from grader.core.syllabus import exercise_tests, find_course
 from grader.grading import options
-from grader.grading.pipeline import grading_args
+from grader.grading.pipeline import check_only
 
 DEFAULT_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
 COURSE_DIRS = ("tests", "reference", "report_templates", "locales")  # locales: the drills' texts in each language
@@ -172,7 +174,7 @@ def _course_files(course: Path, lang: i18n.Lang = i18n.Lang.EN) -> dict[str, byt
         if (course / name).is_file():
             files[name] = (course / name).read_bytes()
     if lang is not i18n.Lang.EN and "course.toml" in files:
-        files["course.toml"] = syllabus.with_language(files["course.toml"].decode("utf-8"), lang.value).encode()
+        files["course.toml"] = with_language(files["course.toml"].decode("utf-8"), lang.value).encode()
     with tempfile.TemporaryDirectory() as tmp:
         for path in write_stubs(course, Path(tmp) / "exercises"):
             files[path.relative_to(tmp).as_posix()] = path.read_bytes()
@@ -226,11 +228,10 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
     if out.suffix.lower() != ".zip":
         raise UsageError(f"OUT must be a .zip file (Gradescope takes a zip): got {out}")
     isolation = args.isolation
-    grading_args(course, args.only, 0, args.profile)  # an unknown --only drill stops here, not on Gradescope
+    check_only(course, args.only)  # an unknown --only drill stops here, not on Gradescope
     drawn = course_secret.official(args.secret_file, args.public_examples)
     config = {"only": args.only or [], "profile": args.profile, "isolation": isolation,
-              "grading_options": options.pytest_args(
-                  args, isolation, [o for o in options.GRADING if o is not options.SECRET_FILE]),
+              "limits": asdict(options.limits(args)), "shrink": not args.no_shrink,
               "examples": drawn.digest if drawn else "public",
               "drills": sorted(args.only or exercise_tests(course)),
               "made_by": f"torchdrill {grader.__version__}"}

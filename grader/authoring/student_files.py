@@ -1,6 +1,7 @@
 """The files a release writes for the student rather than copies: ``tox.ini`` with the
 environments a handout can run, ``pyproject.toml`` whose bare ``pytest`` runs the
-drills' public tests, and ``README.md`` (``grader/authoring/templates/student_README.md.j2``).
+drills' public tests, ``README.md`` (``grader/authoring/templates/student_README.md.j2``),
+and ``course.toml`` in the handout's language (``with_language``; the Gradescope zip's too).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from grader.core import drill_texts, syllabus
 from grader.core.errors import UsageError
 
 README_TEMPLATE = Path(__file__).parent / "templates" / "student_README.md.j2"
-# What a handout lacks: the reference, the engine's tests, the documentation site's sources.
-# An environment whose commands name one of them cannot run there.
+# An environment whose commands name one of them cannot run there:
 # what an environment needs that a handout lacks: the reference, the engine's tests, the docs
 # site's sources, the message catalogs' extraction (the course author's job)
 NOT_IN_A_HANDOUT = re.compile(r"\breference\b|grader/tests|\bdocs\b|\bsphinx-build\b|grader/locale/update\.sh")
@@ -23,6 +23,21 @@ NOT_IN_A_HANDOUT = re.compile(r"\breference\b|grader/tests|\bdocs\b|\bsphinx-bui
 
 class ReleaseError(UsageError):
     """The handout cannot be made, or would leak; one clear sentence (or a list of leaks)."""
+
+
+def with_language(text: str, lang: str) -> str:
+    """course.toml's ``text`` with its ``language`` set to ``lang`` (a handout in that
+    language): the key replaced, or added before the first table."""
+    lines = text.splitlines(keepends=True)
+    setting = f'language = "{lang}"\n'
+    for i, line in enumerate(lines):
+        if re.match(r"\s*language\s*=", line):
+            lines[i] = setting
+            return "".join(lines)
+        if line.lstrip().startswith("["):
+            lines.insert(i, setting + "\n")
+            return "".join(lines)
+    return "".join(lines) + setting
 
 
 def student_pyproject(path: Path) -> None:

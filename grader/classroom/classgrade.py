@@ -57,7 +57,7 @@ from grader.core.stubs import stub_source
 from grader.core.syllabus import exercise_tests, find_course
 from grader.core.term_grades import SubmissionTime
 from grader.grading import options
-from grader.grading.pipeline import grading_args
+from grader.grading.pipeline import check_only
 from grader.intake import notebooks, times
 from grader.intake.archives import pack
 from grader.intake.reader import Entry, discover, lookalike_notes
@@ -293,11 +293,10 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
             raise UsageError(refused)
     student_report.templates_dir(course)  # a missing template is reported now, not after grading
     drawn = course_secret.official(args.secret_file, args.public_examples)
-    grading_args(course, args.only)  # an unknown --only drill stops here
+    check_only(course, args.only)  # an unknown --only drill stops here
     # The secret travels in the jobs (a cluster's machines have no file of it), not as a path.
     template = GradingJob(student="", course=str(course), files=b"", isolation=Isolation(args.isolation),
-                          options=options.pytest_args(args, args.isolation,
-                                                      [o for o in options.GRADING if o is not options.SECRET_FILE]),
+                          limits=options.limits(args), shrink=not args.no_shrink,
                           only=args.only, profile=args.profile, marker=args.marker,
                           secret=drawn.text if drawn else None, sandbox_off=off,
                           allow_degraded=args.allow_degraded)

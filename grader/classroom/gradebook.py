@@ -42,12 +42,11 @@ from types import TracebackType
 from typing import Any
 
 from grader.classroom import term_tables
+from grader.core import scoring
 from grader.core.errors import UsageError
 from grader.core.i18n import _
-from grader.core.outcomes import PASSED
 from grader.core.results_json import MergeReport, Results, ResultsError, fold, validate
 from grader.core.term_grades import SubmissionTime
-from grader.reports.present import property_points
 
 # "TDGB" as a big-endian 32-bit integer: marks the SQLite file as a torchdrill gradebook
 APPLICATION_ID = 0x54444742
@@ -421,23 +420,13 @@ class Gradebook:
         return dict(self._db.execute("SELECT entry, reason FROM problems ORDER BY entry"))
 
 
-# ---------------------------------------------------------------- scores
-
-def earned_points(exercise: Mapping[str, Any], test: Mapping[str, Any]) -> float:
-    """What a test earned: its share of the exercise's points (weight over the weights
-    of the tests run) when it passed, else 0."""
-    if test["outcome"] != PASSED:
-        return 0.0
-    return round(property_points(exercise, test) or 0.0, 4)
-
-
 # ---------------------------------------------------------------- helpers
 
 def _insert_tests(db: sqlite3.Connection, submission: int, results: Results) -> None:
     db.executemany(
         "INSERT INTO test_results (submission, exercise, test, outcome, weight, points, message, "
         "counterexample, duration_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(submission, ex["id"], t["name"], t["outcome"], float(t["weight"]), earned_points(ex, t),
+        [(submission, ex["id"], t["name"], t["outcome"], float(t["weight"]), scoring.earned_points(ex, t),
           t.get("message") or "",
           None if t.get("counterexample") is None else _dumps(t["counterexample"]),
           float(t.get("duration_s") or 0.0))

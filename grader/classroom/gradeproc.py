@@ -32,10 +32,9 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from grader.classroom.jobs import GradingAnswer, GradingJob
-from grader.core.course_secret import ENV as SECRET_ENV
 from grader.core.errors import GraderFailed
 from grader.core.files import remove_tree
 from grader.core.isolation import Isolation
@@ -227,24 +226,12 @@ def serve(job: GradingJob, work: Path) -> GradingAnswer:
     course = Path(job.course)
     submission = from_files(job.student, unpacked(job.files), job.kind, job.notebook)
     timer = _TestTime()
-    _examples_from(job.secret)
     try:
-        results = grade(course, submission, only=job.only, profile=job.profile,
-                        extra_args=job.pytest_options(), plugins=[timer], work=work,
+        results = grade(job.request(course), submission, plugins=[timer], work=work,
                         after=lambda folder: _forget_modules(course / "tests", folder))
     except GraderFailed as exc:
         return GradingAnswer(error=exc.sentence())
     return GradingAnswer(results=results, tests_s=round(timer.seconds, 4))
-
-
-def _examples_from(secret: Any) -> None:
-    """The job's course secret, where the grading plugin reads it (this process's
-    environment: no sandbox worker inherits it, ``confine.scrubbed_env``); no secret:
-    the public examples."""
-    if isinstance(secret, str) and secret:
-        os.environ[SECRET_ENV] = secret
-    else:
-        os.environ.pop(SECRET_ENV, None)
 
 
 def _forget_modules(*folders: Path) -> None:

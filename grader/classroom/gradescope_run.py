@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from grader.core import assignments, i18n, results_json, syllabus, term_grades
+from grader.core import assignments, course_secret, i18n, results_json, syllabus, term_grades
 from grader.core.errors import GraderFailed, NotGradable, UsageError
 from grader.core.files import write_atomically
 from grader.core.gradescope import (
@@ -39,8 +39,10 @@ from grader.core.gradescope import (
     not_gradable_result,
 )
 from grader.core.i18n import _
+from grader.core.isolation import Isolation
 from grader.core.results_json import Results
 from grader.grading.pipeline import grade
+from grader.grading.request import GradingRequest, Limits
 from grader.intake.submission import from_files, open_submission
 from grader.reports import exports
 
@@ -58,12 +60,15 @@ def grade_submission(root: Path, config: dict[str, Any]) -> Results:
     except NotGradable as exc:
         raise NotGradable(str(exc).replace(f"{folder.name}/", "your submission", 1)) from None
     secret_file = root / "source" / PAYLOAD / SECRET
-    options = [*(config.get("grading_options") or []),
-               *(["--secret-file", str(secret_file)] if secret_file.is_file() else [])]
     if submission.folder is not None:  # graded from a copy: the upload folder stays as it came
         submission = from_files(STUDENT, submission.files)
-    results = grade(course, submission, only=config.get("only") or None, profile=config.get("profile"),
-                    extra_args=options)
+    given = config.get("isolation")
+    request = GradingRequest(course=course, isolation=Isolation(given) if given in set(Isolation) else Isolation.SANDBOX,
+                             limits=Limits(**config.get("limits") or {}), shrink=bool(config.get("shrink", True)),
+                             secret=course_secret.read(secret_file) if secret_file.is_file() else None,
+                             only=tuple(config.get("only") or ()), profile=config.get("profile"),
+                             lang=i18n.current().lang)
+    results = grade(request, submission)
     if submission.notebook is not None:
         results["submission"] = str(submission.notebook["notebook"])
     return results

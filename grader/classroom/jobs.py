@@ -11,10 +11,13 @@ from __future__ import annotations
 import base64
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
+from grader.core.course_secret import parse
 from grader.core.isolation import Isolation
 from grader.core.results_json import Results
+from grader.grading.request import GradingRequest, Limits
 from grader.intake.submission import Kind
 
 CUDA_MARKER = "cuda"
@@ -36,7 +39,8 @@ class GradingJob:
     course: str  # the course folder, on the machine that grades
     files: bytes  # ``grader.intake.archives.pack`` of the submission's files
     isolation: Isolation
-    options: list[str]  # grading options (``grader.grading.options.pytest_args``)
+    limits: Limits = field(default_factory=Limits)
+    shrink: bool = True
     kind: Kind = Kind.FOLDER
     notebook: dict[str, Any] | None = None  # a notebook's cell of each function
     only: list[str] | None = None
@@ -47,11 +51,14 @@ class GradingJob:
     sandbox_off: list[str] = field(default_factory=list)
     allow_degraded: bool = False
 
-    def pytest_options(self) -> list[str]:
-        """The options beyond the drills' test files, with this part's marker."""
+    def request(self, course: Path) -> GradingRequest:
+        """The grading this job asks for, of ``course`` (on the machine that grades), with
+        this part's marker."""
         markers = [m for m in (self.marker, CUDA_MARKER if self.part is Part.CUDA else None) if m]
-        expression = " and ".join(f"({m})" for m in markers)
-        return [*self.options, *(["-m", expression] if expression else [])]
+        return GradingRequest(course=course, isolation=self.isolation, sandbox_off=tuple(self.sandbox_off),
+                              limits=self.limits, secret=parse(self.secret, "the grading job") if self.secret else None,
+                              only=tuple(self.only or ()), marker=" and ".join(f"({m})" for m in markers) or None,
+                              profile=self.profile, shrink=self.shrink)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -63,6 +70,7 @@ class GradingJob:
         """The job ``data`` holds; ``ValueError`` when it is not one."""
         try:
             return cls(**{**data, "files": base64.b64decode(data["files"], validate=True),
+                          "limits": Limits(**data.get("limits") or {}),
                           "isolation": Isolation(data["isolation"]), "kind": Kind(data["kind"]),
                           "part": Part(data["part"])})
         except (KeyError, TypeError, ValueError) as exc:

@@ -48,14 +48,16 @@ class Implementation:
 
     def __init__(self, root: Path, exercise_id: str, forbidden: Forbidden,
                  mutates: Mapping[str, Collection[str]] | None = None, guard_arguments: bool = True,
-                 call_timeout: float | None = None, timeouts: dict[tuple[str, str], int] | None = None):
+                 call_timeout: float | None = None, timeouts: dict[tuple[str, str], int] | None = None,
+                 source: bytes | None = None):
         """``mutates``: per function, what its spec lets a call change of its arguments
         (``grader.contract.arguments``); ``guard_arguments``: undo the rest here, after
         each call (a sandbox worker, whose arguments are copies, leaves that to the grader);
         ``call_timeout``: seconds a call may run in this process (``call_clock``); after
         ``MAX_TIMEOUTS`` calls of a function past it (counted in ``timeouts``, which the
         grading session shares between its tests), the function is not called again: its
-        properties are timed out at once, as a sandbox worker's are."""
+        properties are timed out at once, as a sandbox worker's are. ``source``: the file's
+        bytes as the intake read them (None: read from ``root``)."""
         self.root = root
         self.exercise_id = exercise_id
         self.path = exercise_path(root, exercise_id)
@@ -73,6 +75,7 @@ class Implementation:
         self.mutations: list[str] = []
         self._changed: list[str] = []  # what earlier calls changed (``changed_arguments``)
         self._module: ModuleType | None = None
+        self._source = source
 
     def _fresh(self) -> None:
         """A new call's records; what the last call changed of its arguments is kept."""
@@ -104,7 +107,7 @@ class Implementation:
     @property
     def module(self) -> ModuleType:
         if self._module is None:
-            self._module = load_exercise(self.root, self.exercise_id)
+            self._module = load_exercise(self.root, self.exercise_id, source=self._source)
         return self._module
 
     def function(self, name: str) -> Callable[..., Any]:

@@ -249,12 +249,6 @@ def problems(english_source: str, english_hints: tuple[str, ...], texts: DrillTe
     return found
 
 
-def property_names(test_source: str) -> list[str]:
-    """The properties a drill's test file defines: its module-level ``test_*`` functions."""
-    return [n.name for n in ast.parse(test_source).body
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")]
-
-
 # ------------------------------------------------------------------ the course's titles
 
 COURSE_TEXTS = "course.toml"  # locales/<lang>/course.toml: title = "...", [topics] name = "title"

@@ -360,20 +360,6 @@ def verdicts(results: Results) -> dict[str, Any]:
                for e in results["exercises"]}}
 
 
-def outcomes_only(results: Results) -> dict[str, Any]:
-    """What must be identical between two gradings of the same submission."""
-    return {
-        "score": results["score"],
-        "max_score": results["max_score"],
-        "exercises": [
-            {k: v for k, v in ex.items() if k != "tests"}
-            | {"tests": [{k: v for k, v in t.items() if k not in ("duration_s", "charged_s")}
-                         for t in ex["tests"]]}
-            for ex in results["exercises"]
-        ],
-    }
-
-
 def message_text(record: dict[str, Any], t: Translator) -> str:
     """A test record's message in ``t``'s language: its kept id rendered, then whatever
     the message holds after its English (a student's traceback), or the text as

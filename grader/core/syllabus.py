@@ -186,21 +186,6 @@ def summary(doc: str) -> str:
     return paragraph
 
 
-def with_language(text: str, lang: str) -> str:
-    """course.toml's ``text`` with its ``language`` set to ``lang`` (a handout in that
-    language): the key replaced, or added before the first table."""
-    lines = text.splitlines(keepends=True)
-    setting = f'language = "{lang}"\n'
-    for i, line in enumerate(lines):
-        if re.match(r"\s*language\s*=", line):
-            lines[i] = setting
-            return "".join(lines)
-        if line.lstrip().startswith("["):
-            lines.insert(i, setting + "\n")
-            return "".join(lines)
-    return "".join(lines) + setting
-
-
 # ------------------------------------------------------------------ layout
 
 def find_course(start: Path) -> Path:

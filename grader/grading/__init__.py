@@ -1,6 +1,7 @@
-"""One grading: ``pipeline.grade`` grades a ``Submission`` into results, in memory
-(every command grades through it). Around it: the pytest plugin (inert unless a run
-grades) and what it does in a grading session (``plugin``, ``session``, ``verdict``,
+"""One grading: every front door builds one ``GradingRequest`` (``request``), and
+``pipeline.grade`` grades a ``Submission`` as it asks (``pipeline``: its stages) into results, in memory (every
+command grades through it). Around it: the pytest plugin (inert unless a run grades)
+and what it does in a grading session (``plugin``, ``session``, ``verdict``,
 ``collector``, ``profiles``), the options it shares with the command line
 (``options``), the static scan of a submission (``scan``), and the ``grade`` and
 ``report`` commands (``commands``). May import ``grader.intake``, ``grader.sandbox``,

@@ -25,6 +25,7 @@ from grader.core.outcomes import ERROR, PASSED
 from grader.core.results_json import Results
 from grader.core.syllabus import course_root
 from grader.grading import scan
+from grader.grading.request import GradingRequest
 from grader.reports.table import render
 
 META = "torchdrill.meta"
@@ -34,19 +35,19 @@ SANDBOX_HELP = ("see `python -I -m grader.sandbox.confine` for this machine's la
                 "or --isolation process grade without the failing one")
 
 
-def submission_root(config: pytest.Config, test_path: Path) -> Path:
-    """The folder graded: ``--submission``, else ``exercises/`` beside the tests."""
-    option = config.getoption("submission")
-    return (Path(option) if option else course_root(test_path) / "exercises").resolve()
+def submission_root(request: GradingRequest, test_path: Path) -> Path:
+    """The folder graded: the request's, else ``exercises/`` beside the tests."""
+    return (request.folder or course_root(test_path) / "exercises").resolve()
 
 
 class ResultsCollector:
     """Folds graded test reports into results; registered on the controller only."""
 
-    def __init__(self, config: pytest.Config, examples: dict[str, Any] | None = None):
+    def __init__(self, config: pytest.Config, request: GradingRequest, examples: dict[str, Any] | None = None):
         """``examples``: what results.json says of the examples drawn (public, or a
         secret's digest)."""
         self.config = config
+        self.request = request
         self.examples = examples or {"drawn": "public"}
         self.exercises: dict[str, results_json.ExerciseInfo] = {}
         self.tests: dict[str, results_json.TestRecord] = {}
@@ -84,8 +85,8 @@ class ResultsCollector:
         if eid not in self.exercises:
             self.exercises[eid] = results_json.ExerciseInfo(
                 eid, meta["points"], meta["title"],
-                static_flags=scan.flags_for(submission_root(self.config, test_path), eid,
-                                            meta.get("forbid")))
+                static_flags=scan.flags_for(submission_root(self.request, test_path), eid,
+                                            meta.get("forbid"), self.request.source(eid)))
         record = self.tests.get(report.nodeid)
         if record is None:
             record = self.tests[report.nodeid] = results_json.TestRecord(
@@ -133,7 +134,7 @@ class ResultsCollector:
             record.message, record.message_id = str(kept), kept.to_json()
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        path = self.config.getoption("results")
+        path = self.request.results
         if exitstatus == pytest.ExitCode.INTERRUPTED or self.failure is not None:
             if path:  # a stopped session's partial results are no grade, nor is an older file
                 Path(path).unlink(missing_ok=True)
@@ -143,23 +144,23 @@ class ResultsCollector:
         for nodeid, record in self.tests.items():
             if nodeid not in self.finished:
                 self._died(record, "its report never came")
-        option = self.config.getoption("submission")
-        submission = str(Path(option).resolve()) if option else "exercises (default)"
+        folder = self.request.folder
+        submission = str(folder.resolve()) if folder else "exercises (default)"
         environment = {"torch": _torch_version(), "cuda_available": _cuda_available(),
                        "workers": getattr(self.config.option, "numprocesses", None) or 0,
-                       "shrink": not self.config.getoption("no_shrink"),
-                       "isolation": self.isolation or {"mode": self.config.getoption("isolation")},
+                       "shrink": self.request.shrink,
+                       "isolation": self.isolation or {"mode": self.request.isolation.value},
                        "examples": self.examples}
         if self.tests_dir is not None:  # the wall budgets the drills were graded under
             environment["budgets"] = time_budgets.load(
                 self.tests_dir, {eid: syllabus.test_file(self.tests_dir.parent, eid) for eid in self.exercises},
-                self.config.getoption("drill_budget")).as_json()
+                self.request.limits.drill_budget_s).as_json()
         suite = (results_json.suite_hash(self.tests_dir, self.examples.get("secret"))
                  if self.tests_dir else None)
         self.results = results_json.build(submission, self.exercises,
                                             list(self.tests.values()), environment, suite)
         if self.tests_dir is not None:  # course order, and the hints the learner used
-            graded = Path(option).resolve() if option else self.tests_dir.parent / "exercises"
+            graded = folder.resolve() if folder else self.tests_dir.parent / "exercises"
             syllabus.annotate(self.results, self.tests_dir.parent, hints.revealed(graded))
         if path:
             results_json.write(self.results, Path(path))

@@ -22,6 +22,7 @@ from grader.core.results_json import Results
 from grader.core.syllabus import CourseError, find_course
 from grader.grading import options
 from grader.grading.pipeline import grade, isolation
+from grader.grading.request import GradingRequest
 from grader.intake.submission import open_submission
 from grader.reports import exports, present, student_report, table
 from grader.sandbox import zygote
@@ -31,17 +32,19 @@ def cmd_grade(args: argparse.Namespace) -> int:
     course = Path(args.course).resolve() if args.course else find_course(Path.cwd())
     layout = Layout(Path(args.out)) if args.out else Layout.default(course)
     student_report.templates_dir(course)  # a missing template is reported now, not after grading
-    if not args.public_examples:
-        course_secret.given(args.secret_file)  # a bad secret stops here, before the grading
+    # a bad secret stops here, before the grading
+    secret = None if args.public_examples else course_secret.given(args.secret_file)
     submission = open_submission(args.submission, course)
-    mode = isolation(args.isolation, course, submission)
+    lang = getattr(args, "lang", i18n.Lang.EN)  # the language the command speaks (grader.cli.main)
+    request = GradingRequest(course=course, isolation=isolation(args.isolation, course, submission),
+                             sandbox_off=tuple(args.sandbox_off or ()), limits=options.limits(args),
+                             secret=secret, only=tuple(args.only or ()), profile=args.profile,
+                             shrink=not args.no_shrink, workers=args.workers, lang=lang)
     # The zygote imports torch while this process does (with -n, pytest-xdist's
     # workers share it: ``GradingSession.pytest_configure_node``).
-    zygote.start_early(mode, args.sandbox_off or (),
+    zygote.start_early(request.isolation, request.sandbox_off,
                        zygote.warm_for(len(args.only) if args.only else None))
-    results = grade(course, submission, only=args.only, workers=args.workers, profile=args.profile,
-                    extra_args=options.pytest_args(args, mode), show_progress=True)
-    lang = getattr(args, "lang", i18n.Lang.EN)  # the language the command speaks (grader.cli.main)
+    results = grade(request, submission, show_progress=True)
     unwritten: list[OSError] = []  # the report, when the record was written but it could not be
 
     def write_report(merged: Results) -> None:

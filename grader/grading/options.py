@@ -8,16 +8,16 @@ below is the one definition of a flag: its type, default, choices and help.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader.core.i18n import N_, _
 from grader.core.isolation import AUTO, Isolation
 from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
+from grader.grading.request import DEFAULT_TEST_TIMEOUT_S, Limits
 
 LAYERS = ("bwrap", "uid", "landlock", "seccomp", "rlimits")
-DEFAULT_TEST_TIMEOUT_S = 120.0
 
 
 def seconds(text: str) -> float:
@@ -65,15 +65,6 @@ class Option:
                 kw[name] = list(value) if name == "choices" else value
         return kw | self.extra
 
-    def as_args(self, value: Any) -> list[str]:
-        """``value`` (as parsed) back as command-line arguments for pytest."""
-        if value is None or value is False or value == []:  # not given: the plugin's default
-            return []
-        if self.action == "store_true":
-            return [self.flag]
-        if self.action == "append":
-            return [f"{self.flag}={v}" for v in value]
-        return [self.flag, str(value)]
 
 
 ISOLATION = Option(
@@ -162,11 +153,10 @@ def add_to_parser(parser: argparse.ArgumentParser, isolation_default: str,
         parser.add_argument(option.flag, dest=option.dest, **kw)
 
 
-def pytest_args(values: argparse.Namespace, isolation: str,
-                options: Sequence[Option] = GRADING) -> list[str]:
-    """The plugin's arguments for what ``add_to_parser`` parsed (``isolation`` resolved)."""
-    out: list[str] = []
-    for option in options:
-        value = isolation if option is ISOLATION else getattr(values, option.dest, None)
-        out += option.as_args(value)
-    return out
+def limits(values: argparse.Namespace) -> Limits:
+    """The limits ``add_to_parser`` parsed (an option not given: its default)."""
+    def given(option: Option) -> Any:
+        value = getattr(values, option.dest, None)
+        return option.default if value is None else value
+
+    return Limits(call_s=given(CALL_TIMEOUT), test_s=given(TEST_TIMEOUT), drill_budget_s=given(DRILL_BUDGET))

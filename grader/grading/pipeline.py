@@ -1,11 +1,19 @@
 """One grading: a ``Submission`` graded by pytest with the grading plugin, in this
 process, into ``Results`` in memory.
 
-``grade`` is the one function every command grades with (``grade``, ``check``,
-``grade-all``'s grading processes, the Gradescope run): it lays the submission out
-as a folder (``grader.intake.submission.materialized``), runs pytest on it
-(``grade_folder``), and makes the results name the submission as handed in. It
-raises ``GraderFailed`` (``GradingInterrupted`` on Ctrl-C) when pytest could not
+Every front door builds one ``GradingRequest`` (``grader.grading.request``). The
+stages, in order:
+
+1. ``grade`` lays the submission out as a folder
+   (``grader.intake.submission.materialized``);
+2. ``run`` runs pytest on it with the request as a plugin object (``check`` enters
+   here, on the learner's own folder): the grading plugin's session
+   (``grader.grading.session``) times, sandboxes and judges each property, and its
+   collector (``grader.grading.collector``) assembles the results;
+3. ``grade`` makes the results name the submission as handed in
+   (``grader.intake.submission.finish``).
+
+Each raises ``GraderFailed`` (``GradingInterrupted`` on Ctrl-C) when pytest could not
 grade. Writing results.json is the command's job, once, after a finished grading:
 a stopped one leaves the learner's last results as they were.
 """
@@ -24,6 +32,7 @@ from grader.core.errors import GraderFailed, GradingInterrupted, UsageError
 from grader.core.isolation import AUTO, Isolation
 from grader.core.results_json import Results
 from grader.core.syllabus import exercise_tests
+from grader.grading.request import GradingRequest, RequestPlugin
 from grader.intake.submission import Submission, finish, materialized
 
 COLLECTOR = "torchdrill-collector"  # the name the grading session registers its collector under
@@ -86,15 +95,14 @@ def freeze_heavy_imports() -> None:
         _heap_frozen = True
 
 
-def grade(course: Path, submission: Submission, *, only: list[str] | None = None, workers: int = 0,
-          profile: str | None = None, extra_args: Sequence[str] = (), plugins: Sequence[object] = (),
+def grade(request: GradingRequest, submission: Submission, *, plugins: Sequence[object] = (),
           show_progress: bool = False, work: Path | None = None,
           after: Callable[[Path], None] | None = None) -> Results:
-    """Grade ``submission`` with ``course``'s tests (every drill, or ``only``); the
-    results, in memory. ``extra_args``: grading options (``options.pytest_args``);
-    ``work``: where a submission that is not a folder on disk is laid out;
-    ``after``: called with the graded folder once pytest is done (still there)."""
-    args = grading_args(course, only, workers, profile, list(extra_args))
+    """Grade ``submission`` as ``request`` asks; the results, in memory. ``work``: where a
+    submission that is not a folder on disk is laid out; ``after``: called with the graded
+    folder once pytest is done (still there)."""
+    assert request.course is not None, "a front door's request names its course"
+    check_only(request.course, request.only)
     with materialized(submission, work) as folder:
         try:
             console = Console(stderr=True)
@@ -102,43 +110,57 @@ def grade(course: Path, submission: Submission, *, only: list[str] | None = None
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), console=console, transient=True,
                           disable=not use_bar) as progress:
-                results = grade_folder(course, folder, args,
-                                       plugins=[_Progress(progress if use_bar else None), *plugins])
+                results = run(request.at(folder, submission.files), plugins=[_Progress(progress if use_bar else None), *plugins])
         finally:
             if after is not None:
                 after(folder)
         return finish(results, submission, folder)
 
 
-def grading_args(course: Path, only: list[str] | None = None, workers: int = 0,
-                 profile: str | None = None, extra_args: list[str] | None = None) -> list[str]:
-    """pytest's arguments for grading with ``course``'s tests (every drill, or ``only``)."""
+def check_only(course: Path, only: Sequence[str] | None) -> dict[str, Path]:
+    """The course's drills and their test files; ``UsageError`` naming any drill of
+    ``only`` the course does not have (a front door asks before it grades)."""
     available = exercise_tests(course)
     unknown = [e for e in (only or []) if e not in available]
     if unknown:
         raise UsageError(f"unknown exercise {', '.join(unknown)}; known: {', '.join(available)}")
-    targets = [str(available[e]) for e in only] if only else [str(course / "tests")]
-    args = [*targets, "-n", str(workers), *(extra_args or [])]
-    if workers:
+    return available
+
+
+def run(request: GradingRequest, plugins: Sequence[object] = (), pytest_args: Sequence[str] = ()) -> Results:
+    """Run pytest with the grading plugin on ``request.folder`` in this process: the
+    request reaches the plugin as an object (``RequestPlugin``); pytest's command line
+    holds only what pytest itself reads: the test files, the workers, the ``-m``
+    selection and ``pytest_args`` (capture, plugins off)."""
+    assert request.course is not None and request.folder is not None
+    available = check_only(request.course, request.only)
+    targets = [str(available[e]) for e in request.only] if request.only else [str(request.course / "tests")]
+    args = [*targets, *pytest_args]
+    if request.workers:
         # A drill's tests share one worker: each worker then pays only its own drills'
         # one-time costs (gloo forkserver, optimizer imports).
-        args += ["--dist", "loadfile"]
-    if profile:
-        args += ["--hypothesis-profile", profile]
-    return args
+        args += ["-n", str(request.workers), "--dist", "loadfile"]
+    if request.marker:
+        args += ["-m", request.marker]
+    return _pytest(request.course, args, [RequestPlugin(request), *plugins])
 
 
 def grade_folder(course: Path, folder: Path, args: list[str], plugins: Sequence[object] = ()) -> Results:
-    """Run pytest with the grading plugin on ``folder`` in this process; the results the
-    collector built. ``args`` name the test files and any options beyond the ones
-    every grading needs. Raises ``GraderFailed`` (``GradingInterrupted`` on Ctrl-C)
-    when pytest could not grade."""
+    """Grade ``folder`` from a pytest command line (``args``: the test files and the grading
+    plugin's options, as a direct ``pytest`` run gives them): the engine's own tests use it
+    to drive the plugin's command-line side."""
+    return _pytest(course, [*args, "--submission", str(folder)], plugins)
+
+
+def _pytest(course: Path, args: list[str], plugins: Sequence[object]) -> Results:
+    """pytest with the grading plugin, in this process; the results the collector built.
+    Raises ``GraderFailed`` (``GradingInterrupted`` on Ctrl-C) when pytest could not grade."""
     import pytest  # here, not at the top: ``grade`` starts the sandbox's zygote before torch loads
 
     freeze_heavy_imports()
     errors = _GraderErrors()
-    code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal",
-                        "-p", "no:cacheprovider", "--submission", str(folder)], plugins=[errors, *plugins])
+    code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal", "-p", "no:cacheprovider"],
+                       plugins=[errors, *plugins])
     collector = errors.collector
     failure = _grading_failure(int(code), errors, collector)
     if failure is not None:

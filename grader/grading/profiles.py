@@ -39,11 +39,10 @@ def register() -> None:
 
 
 def activate(chosen: str | None) -> None:
-    """Load the grading profile, or ``chosen`` (``--hypothesis-profile``, which
-    hypothesis' own plugin loaded already), and pin hypothesis' constant pool."""
+    """Load ``chosen`` (the request's profile), else the grading profile, and pin
+    hypothesis' constant pool."""
     register()
-    if not chosen:
-        settings.load_profile(GRADING)
+    settings.load_profile(chosen or GRADING)
     pin_constants()
 
 

@@ -187,13 +187,19 @@ def scan_file(path: Path | str, forbid: Mapping[str, str] | None) -> list[Findin
 
 
 def flags_for(submission_root: Path, exercise_id: str,
-              forbid: Mapping[str, str] | None) -> list[dict[str, Any]]:
+              forbid: Mapping[str, str] | None, source: bytes | None = None) -> list[dict[str, Any]]:
     """``static_flags`` of one exercise in ``results.json``: the first ``MAX_FLAGS``
     findings in ``submission_root/<exercise_id>.py`` as plain dicts (``[]`` if it is
-    missing)."""
+    missing). ``source``: the file's bytes as the intake read them (not read again)."""
     if not forbid:
         return []
     path = Path(submission_root) / f"{exercise_id}.py"
+    if source is not None:
+        try:
+            text = source.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return []
+        return [f.as_json() for f in scan_source(text, forbid, str(path))[:MAX_FLAGS]]
     try:  # a symlinked folder inside the submission must not lead the grader out of it
         if not path.resolve().is_relative_to(Path(submission_root).resolve()):
             return []

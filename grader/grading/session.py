@@ -1,13 +1,14 @@
 """What the grading plugin does in a run that grades (``grader.grading.plugin`` registers it).
 
-For graded tests (those in a module marked ``pytest.mark.exercise``):
+It grades what its ``GradingRequest`` (``grader.grading.request``) asks, and reads
+nothing else of the run's options. For graded tests (those in a module marked ``pytest.mark.exercise``):
 
 - collection attaches exercise id, points, weight and markers to
   ``item.user_properties`` (they travel with reports from xdist workers);
 - ``impl`` is the submission's functions behind the grading contract, in this
   process or in a sandboxed worker; ``ref`` the reference solution's module;
 - a test needing hardware this machine lacks (``cuda``) is "not run here";
-- a clock stops a test past ``--test-timeout``;
+- a clock stops a test past its limit, or its drill's budget;
 - a ``makereport`` wrapper classifies each phase by what was raised
   (``grader.grading.verdict``) and attaches outcome, message and counterexample;
 - on the controller only, a ``ResultsCollector`` folds the reports into
@@ -37,7 +38,6 @@ from grader.contract.impl import Implementation
 from grader.contract.loader import load_exercise
 from grader.core import course_secret, syllabus, time_budgets
 from grader.core.drill_texts import LIST_SEPARATOR
-from grader.core.errors import UsageError
 from grader.core.i18n import Message
 from grader.core.outcomes import (
     CUDA_REASON,
@@ -55,6 +55,7 @@ from grader.core.syllabus import exercise_id as exercise_id_of
 from grader.grading import profiles, verdict
 from grader.grading.collector import META, OUTCOME, SANDBOX_BROKEN, ResultsCollector, submission_root
 from grader.grading.pipeline import COLLECTOR
+from grader.grading.request import WORKERINPUT_KEY, GradingRequest
 from grader.sandbox import clock, zygote
 from grader.sandbox.zygote import SandboxBroken, warm_for
 
@@ -79,35 +80,32 @@ def exercise_marker(item: pytest.Item) -> pytest.Mark | None:
     return next((m for m in module.iter_markers("exercise")), None)
 
 
-def exercise_id(path: Path, marker: pytest.Mark | None = None) -> str:
-    """The marker's ``id=`` when it gives one, else the id the test file's path gives."""
-    if marker is not None and marker.kwargs.get("id"):
-        return str(marker.kwargs["id"])
-    return exercise_id_of(path)
+_facts = pytest.StashKey[dict[str, Any]]()  # a graded item's drill facts, as collected
 
 
 def _meta(item: pytest.Item) -> dict[str, Any] | None:
-    for key, value in item.user_properties:
-        if key == META:
-            return dict(json.loads(cast(str, value)))  # the JSON text pytest_collection_modifyitems put there
-    return None
+    """The drill facts ``pytest_collection_modifyitems`` found for a graded item (None: not
+    graded). Kept on the item; their JSON in ``user_properties`` carries them to the
+    collector, which may be in another process."""
+    return item.stash.get(_facts, None)
 
 
 class GradingSession:
     """The grading plugin's hooks, registered only in a run that grades."""
 
-    def __init__(self, config: pytest.Config):
+    def __init__(self, config: pytest.Config, request: GradingRequest):
         import torch
 
         self.config = config
+        self.request = request
         self._references: dict[tuple[Path, str], ModuleType] = {}
         self._budgets: time_budgets.Budgets | None = None
         self._spent: dict[str, float] = {}  # drill id -> seconds its tests were charged in this process
         self._spent_wall: dict[str, float] = {}  # drill id -> wall seconds its tests ran in this process
         self._call_timeouts: dict[tuple[str, str], int] = {}  # (drill, function) -> calls past the limit
         self._unloadable: dict[str, SubmissionError] = {}  # drill -> why its file does not load
-        profiles.activate(config.getoption("hypothesis_profile", None))
-        self.secret = official_secret(config)
+        profiles.activate(request.profile)
+        self.secret = request.secret
         examples.widen(self.secret is not None)  # before the tests are collected: they build strategies
         # Drill tensors are tiny: extra intra-op threads only fight over the cores, and
         # on a busy machine waking them can cost a small op far more than its own work.
@@ -120,14 +118,14 @@ class GradingSession:
         if not hasattr(config, "workerinput"):  # controller (or no xdist): collect results
             drawn = ({"drawn": "secret", "secret": self.secret.digest, "widened": examples.FACTOR}
                      if self.secret is not None else {"drawn": "public"})
-            config.pluginmanager.register(ResultsCollector(config, drawn), COLLECTOR)
+            config.pluginmanager.register(ResultsCollector(config, request, drawn), COLLECTOR)
 
     # ------------------------------------------------------------------ session
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # After every pytest_configure, so after hypothesis' own plugin has loaded the
         # profile named by --hypothesis-profile: shrinking is switched off on top of it.
-        if self.config.getoption("no_shrink"):
+        if not self.request.shrink:
             profiles.without_shrinking()
         self._start_sandbox_early()
 
@@ -138,11 +136,11 @@ class GradingSession:
         ``--submission`` (the ``impl`` fixture asks for the very same sandbox).
         """
         config = self.config
-        option = config.getoption("submission")
+        folder = self.request.folder
         runs_tests = hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
-        if config.getoption("isolation") != "none" and option and runs_tests:
+        if not self.request.in_process and folder is not None and runs_tests:
             try:
-                self._sandbox(Path(option).resolve())
+                self._sandbox(folder)
             except SandboxBroken:
                 pass  # the first test's ``impl`` asks again, and its report stops the grading
 
@@ -150,12 +148,13 @@ class GradingSession:
     def pytest_configure_node(self, node: Any) -> None:
         """pytest-xdist's controller, before each worker starts: the workers share this
         process's zygote (``grader.sandbox.zygote``), started here if ``grade`` did not
-        start it early. Where it cannot be shared, each worker starts its own."""
-        config = self.config
-        if not config.getoption("submission"):
+        start it early. Where it cannot be shared, each worker starts its own. The
+        request travels to the worker too: pytest passes plugin objects to no worker."""
+        request = self.request
+        node.workerinput[WORKERINPUT_KEY] = request.to_json()
+        if request.folder is None:
             return
-        started = zygote.start_early(config.getoption("isolation"), config.getoption("sandbox_off") or (),
-                                     warm_for(_drills_asked(config)))
+        started = zygote.start_early(request.isolation, request.sandbox_off, warm_for(_drills_asked(self.config)))
         shared = started.share() if started is not None else None
         if shared is not None:
             node.workerinput[SHARED_ZYGOTE] = shared
@@ -168,10 +167,9 @@ class GradingSession:
         if shared:
             zygote.attach(shared)
         try:
-            return sandboxes.sandbox_for(root, config.getoption("isolation"),
-                                         config.getoption("sandbox_off") or (),
-                                         config.getoption("call_timeout"),
-                                         warm_for(_drills_asked(config)))
+            return sandboxes.sandbox_for(root, self.request.isolation, self.request.sandbox_off,
+                                         self.request.limits.call_s, warm_for(_drills_asked(config)),
+                                         self.request.files)
         except (sandboxes.SandboxError, OSError) as exc:  # the grader's failure, never a student's zero
             raise SandboxBroken(f"the sandbox could not start: {exc}") from None
 
@@ -189,12 +187,12 @@ class GradingSession:
                 continue
             path = Path(str(item.path))
             if self.secret is not None:
-                _salt(item, self.secret, exercise_id(path, marker))
+                _salt(item, self.secret, exercise_id_of(path))
             weight = item.get_closest_marker("weight")
             module = item.getparent(pytest.Module)
             doc = (module.obj.__doc__ or "") if module else ""
             meta = {
-                "exercise": exercise_id(path, marker),
+                "exercise": exercise_id_of(path),
                 "points": float(marker.kwargs.get("points", marker.args[0] if marker.args else 0)),
                 "title": syllabus.summary(doc),  # the whole first sentence
                 "weight": float(weight.args[0]) if weight else 1.0,
@@ -203,6 +201,7 @@ class GradingSession:
                 "markers": sorted(m.name for m in item.iter_markers()
                                   if m.name in ("cuda", "distributed", "hidden")),
             }
+            item.stash[_facts] = meta
             item.user_properties.append((META, json.dumps(meta)))
 
     # ------------------------------------------------------------------ fixtures
@@ -214,23 +213,22 @@ class GradingSession:
             raise pytest.UsageError(f"{request.node.nodeid}: 'impl' needs a module marked "
                                     "pytest.mark.exercise(points=...)")
         path = Path(str(request.node.path))
-        root = submission_root(self.config, path)
+        root = submission_root(self.request, path)
         forbidden = Forbidden.from_marker(marker.kwargs.get("forbid"))
         mutates = marker.kwargs.get("mutates")
-        if self.config.getoption("isolation") == "none":
-            return Implementation(root, exercise_id(path, marker), forbidden, mutates,
-                                  call_timeout=self.config.getoption("call_timeout"),
+        if self.request.in_process:
+            return Implementation(root, exercise_id_of(path), forbidden, mutates,
+                                  call_timeout=self.request.limits.call_s, source=self.request.source(exercise_id_of(path)),
                                   timeouts=self._call_timeouts)
         from grader.sandbox.sandboxed_impl import SandboxedImplementation
-        return SandboxedImplementation(root, exercise_id(path, marker), forbidden,
+        return SandboxedImplementation(root, exercise_id_of(path), forbidden,
                                        self._sandbox(root), mutates)
 
     def ref(self, request: pytest.FixtureRequest) -> ModuleType:
         """The reference solution's module for this test module's exercise."""
         path = Path(str(request.node.path))
-        option = self.config.getoption("reference_dir")
-        root = (Path(option) if option else course_root(path) / "reference").resolve()
-        key = (root, exercise_id(path, exercise_marker(request.node)))
+        root = (self.request.reference or course_root(path) / "reference").resolve()
+        key = (root, exercise_id_of(path))
         if key not in self._references:
             if not root.is_dir():
                 raise pytest.UsageError(f"no reference solutions at {root}")
@@ -272,7 +270,7 @@ class GradingSession:
         drill = meta["exercise"]
         start = self._reading()
         assert start is not None  # a reading that may wait always comes
-        clocks = _Clocks(item, start, *self._budget_left(item, drill), self._reading)
+        clocks = _Clocks(item, start, self.request.limits.test_s, *self._budget_left(item, drill), self._reading)
         try:
             with profiles.at_most_the_profile(cast(pytest.Function, item).obj):
                 return (yield)
@@ -288,7 +286,7 @@ class GradingSession:
         """The clocks a budget charges by (``grader.sandbox.clock``): this process, and the
         sandbox workers it asked for, as their zygote reads them from the kernel. None
         when ``wait`` is false and a zygote is busy (a clock's signal came mid-exchange)."""
-        if self.config.getoption("isolation") == "none":
+        if self.request.in_process:
             return clock.reading()
         workers = zygote.workers_usage(wait)
         return None if workers is None else clock.reading(*workers)
@@ -299,10 +297,10 @@ class GradingSession:
         wall time may reach ``WALL_ALLOWANCE`` times it, the backstop where the kernel
         keeps no run-queue delay."""
         if self._budgets is None:
-            tests = {exercise_id(Path(str(i.path)), exercise_marker(i)): Path(str(i.path))
+            tests = {exercise_id_of(Path(str(i.path))): Path(str(i.path))
                      for i in item.session.items if exercise_marker(i) is not None}
             self._budgets = time_budgets.load(course_root(Path(str(item.path))) / "tests", tests,
-                                                self.config.getoption("drill_budget"))
+                                                self.request.limits.drill_budget_s)
         budget = self._budgets.of(drill)
         return (budget - self._spent.get(drill, 0.0),
                 budget * WALL_ALLOWANCE - self._spent_wall.get(drill, 0.0))
@@ -381,16 +379,6 @@ def _changed_arguments(item: pytest.Item) -> Message | None:
                    "not an in-place change of x)", {"changes": LIST_SEPARATOR.join(changed[:3])})
 
 
-def official_secret(config: pytest.Config) -> course_secret.Secret | None:
-    """The course secret this run grades with (None: the public examples)."""
-    if config.getoption("public_examples"):
-        return None
-    try:
-        return course_secret.given(config.getoption("secret_file"))
-    except UsageError as exc:
-        raise pytest.UsageError(str(exc)) from None
-
-
 def _salt(item: pytest.Item, secret: course_secret.Secret, drill: str) -> None:
     """Seed the item's hypothesis test from the secret (hypothesis prefers an explicit
     seed to ``derandomize``'s digest of the test's source). Every parametrization of a
@@ -433,12 +421,12 @@ class _Clocks:
     (hypothesis may report the interruption as flaky data generation), it is
     ``timed_out`` (``pytest_runtest_makereport``)."""
 
-    def __init__(self, item: pytest.Item, start: clock.Reading, budget_left: float, wall_left: float,
-                 read: Callable[[bool], clock.Reading | None]):
+    def __init__(self, item: pytest.Item, start: clock.Reading, test_s: float, budget_left: float,
+                 wall_left: float, read: Callable[[bool], clock.Reading | None]):
         self.item, self.start, self.read = item, start, read
         self.budget_left = budget_left
         self.armed = False
-        per_test = item.config.getoption("test_timeout") or math.inf  # 0: no limit per test; the budget holds
+        per_test = test_s or math.inf  # 0: no limit per test; the budget holds
         if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
             return
         self.test_ends = start.wall + per_test

@@ -41,7 +41,8 @@ from grader.core.record import replaced_note
 from grader.core.record import update as update_record
 from grader.core.results_json import ExerciseResult, Results
 from grader.core.syllabus import exercise_tests
-from grader.grading.pipeline import grade_folder
+from grader.grading.pipeline import run
+from grader.grading.request import GradingRequest, Limits
 from grader.learner.place import (
     Place,
     last_results,
@@ -168,12 +169,12 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
     if test is None:
         raise UsageError(_("drill {drill} has no test file at {path}", drill=drill_id,
                            path=syllabus.test_file(root, drill_id)))
-    args = [str(test), "-p", "no:xdist", "-p", "no:debugging", "--capture=no",
-            "--hypothesis-profile", QUICK_PROFILE, "--test-timeout", str(timeout or 0),
-            "--public-examples"]  # what a learner can replay, even with a secret in the environment
+    # The public examples: what a learner can replay, even with a secret in the environment.
+    request = GradingRequest(course=root, folder=submission, only=(drill_id,), profile=QUICK_PROFILE,
+                             limits=Limits(test_s=timeout or 0), lang=i18n.current().lang)
     try:
         with _breakpoints_for_check(), _capped_output(MAX_CHECK_OUTPUT):
-            results = grade_folder(root, submission, args)
+            results = run(request, pytest_args=["-p", "no:xdist", "-p", "no:debugging", "--capture=no"])
     except GradingInterrupted:
         raise KeyboardInterrupt from None
     for ex in results["exercises"]:

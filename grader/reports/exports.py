@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from grader.core import drill_texts, i18n
+from grader.core import drill_texts, i18n, scoring
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.layout import ClassLayout, Layout
@@ -69,7 +69,7 @@ def gradescope(results: Results, lang: i18n.Lang = i18n.Lang.EN, course: Path | 
 
 
 def _gradescope_test(ex: Mapping[str, Any], t: Mapping[str, Any], words: i18n.Translator) -> dict[str, Any]:
-    share = present.property_points(ex, t)
+    share = scoring.property_points(ex, t)
     worth = round(share, 4) if share is not None else 0.0
     passed = t["outcome"] == PASSED
     test: dict[str, Any] = {

@@ -179,14 +179,6 @@ def _group_reason(tests: list[Any], t: Translator | None) -> str:
     return reason(record, t)
 
 
-def property_points(exercise: Mapping[str, Any], test: Mapping[str, Any]) -> float | None:
-    """The points this property is worth in its exercise (None when not run here)."""
-    if test["outcome"] == NOT_RUN:
-        return None
-    run = sum(t["weight"] for t in exercise["tests"] if t["outcome"] != NOT_RUN)
-    return exercise["points"] * test["weight"] / run if run else 0.0
-
-
 def split_traceback(message: str) -> tuple[str, str]:
     """(message, traceback) where the grader appended the student's trimmed traceback."""
     head, mark, tail = message.partition(TRACEBACK_MARK)

@@ -26,7 +26,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from grader.core import drill_texts, i18n
+from grader.core import drill_texts, i18n, scoring
 from grader.core.errors import UsageError
 from grader.core.files import write_atomically
 from grader.core.layout import Layout
@@ -103,7 +103,7 @@ def _environment(folder: str, lang: i18n.Lang) -> jinja2.Environment:
         "reasons": partial(present.reasons, t=t),
         "reasons_worth_listing": present.reasons_worth_listing,
         "message": partial(present.message, t=t),
-        "property_points": present.property_points,
+        "property_points": scoring.property_points,
         "split_traceback": present.split_traceback,
         "not_run_here": partial(present.not_run_here, t=t),
         "not_run_reason": partial(present.not_run_reason, t=t),

@@ -106,10 +106,6 @@ def summary_lines(term: Mapping[str, Any], t: i18n.Translator | None = None) -> 
     return lines
 
 
-def history_lines(term: Mapping[str, Any]) -> list[str]:
-    return [f"{h['at']}: {_n(h['final'])} points ({h['why']})" for h in term.get("history", [])]
-
-
 def _n(x: float) -> str:
     """Points as people read them: 2 decimals at most, and a difference of nothing (-0.0,
     a float residue) is 0, never -0."""

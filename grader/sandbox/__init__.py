@@ -5,7 +5,8 @@ May import ``grader.contract`` and ``grader.core``. One job per module:
   ``sandboxes`` (a submission's sandbox and this process's sandboxes), ``handles`` (one
   worker process), ``listeners`` (what a worker says mid-request), ``writeback`` (what
   a call may change of its arguments), ``autograd_bridge`` (gradients across),
-  ``zygote`` (start and talk to the zygote), ``launch`` (a clean interpreter);
+  ``zygote`` (start and talk to the zygote), ``launch`` (a clean interpreter),
+  ``clock`` (the time a grading charges to a drill's budget);
 - in the zygote and its workers: ``zygote_loop`` (fork a worker per request),
   ``worker`` (serve one exercise), ``channel`` (the worker's side of its socket),
   ``lockdown`` (the layers applied to the process itself), ``armor`` (forbidden

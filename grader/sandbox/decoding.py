@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import torch
@@ -36,13 +35,6 @@ from grader.sandbox.wire import (
 )
 
 _C = TypeVar("_C")  # the torch class a message may name: Module or Optimizer
-
-
-@dataclass
-class Decoded:
-    """A decoded message's value tree and its object table, in table order."""
-
-    objects: list[Any]
 
 
 class Decoder:

@@ -22,7 +22,7 @@ import os
 import socket
 import tempfile
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,11 @@ class Sandbox:
     zygote for the plan (see the module docstring)."""
 
     def __init__(self, submission: Path, isolation: str, off: Collection[str] = (),
-                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S, warm: bool = False):
+                 call_timeout: float = DEFAULT_CALL_TIMEOUT_S, warm: bool = False,
+                 files: Mapping[str, bytes] | None = None):
         """``warm``: the zygote is to import torch's lazy heavy modules up front
-        (``grader.sandbox.zygote.warm_for``)."""
+        (``grader.sandbox.zygote.warm_for``); ``files``: the submission's files as the
+        intake read them (None: read from ``submission``)."""
         self.submission = submission
         self.call_timeout = call_timeout
         self.plan = confine.plan(isolation, off)
@@ -57,7 +59,7 @@ class Sandbox:
         self.tmp = Path(tempfile.mkdtemp(prefix="s", dir=self.zygote.tmp))
         os.chmod(self.tmp, 0o755)
         self.copy = self.tmp / "submission"
-        copy_sources(submission, self.copy)
+        copy_sources(submission, self.copy, files)
         self.applied: dict[str, str] | None = None
         self.workers: dict[tuple[str, int | None], WorkerHandle] = {}  # (exercise, rank or None)
         self.timeouts: Counter[tuple[str, str]] = Counter()
@@ -231,10 +233,24 @@ class Sandbox:
                 "zygote_warm": self.zygote.warm, "zygote_shared": self.zygote.attached}
 
 
-def copy_sources(submission: Path, dest: Path) -> None:
-    """Copy the submission's graded sources (``grader.core.sources``: ``.py`` files, no
-    links, nothing else, size-capped) into ``dest``, readable by the worker."""
+def copy_sources(submission: Path, dest: Path, files: Mapping[str, bytes] | None = None) -> None:
+    """Copy the submission's graded sources into ``dest``, readable by the worker:
+    ``files`` as the intake read them (checked there), else those read from the folder
+    (``grader.core.sources``: ``.py`` files, no links, nothing else, size-capped)."""
     dest.mkdir(mode=0o755)
+    for rel, data in (files.items() if files is not None else _read_sources(submission)):
+        parts = rel.split("/")
+        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
+            continue  # the intake names files as under exercises/; anything else is not copied
+        target = dest.joinpath(*parts)
+        for folder in reversed(target.relative_to(dest).parents[:-1]):
+            (dest / folder).mkdir(exist_ok=True, mode=0o755)
+        target.write_bytes(data)
+        os.chmod(target, 0o644)
+
+
+def _read_sources(submission: Path) -> Iterator[tuple[str, bytes]]:
+    """The graded sources of the folder ``submission``, up to the submission's size cap."""
     try:
         listing = sources.walk(submission, str(submission))
     except (sources.SourceProblem, OSError):
@@ -246,12 +262,8 @@ def copy_sources(submission: Path, dest: Path) -> None:
             continue
         total += len(data)
         if total > sources.MAX_SUBMISSION_BYTES:
-            break
-        target = dest.joinpath(*rel.split("/"))
-        for folder in reversed(target.relative_to(dest).parents[:-1]):
-            (dest / folder).mkdir(exist_ok=True, mode=0o755)
-        target.write_bytes(data)
-        os.chmod(target, 0o644)
+            return
+        yield rel, data
 
 
 # ---------------------------------------------------------------- per process
@@ -260,10 +272,11 @@ _sandboxes: dict[tuple[Any, ...], Sandbox] = {}
 
 
 def sandbox_for(submission: Path, isolation: str, off: Collection[str] = (),
-                call_timeout: float = DEFAULT_CALL_TIMEOUT_S, warm: bool = False) -> Sandbox:
+                call_timeout: float = DEFAULT_CALL_TIMEOUT_S, warm: bool = False,
+                files: Mapping[str, bytes] | None = None) -> Sandbox:
     key = (submission, isolation, tuple(sorted(off)), call_timeout)
     if key not in _sandboxes:
-        _sandboxes[key] = Sandbox(submission, isolation, off, call_timeout, warm)
+        _sandboxes[key] = Sandbox(submission, isolation, off, call_timeout, warm, files)
     return _sandboxes[key]
 
 

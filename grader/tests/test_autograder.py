@@ -74,7 +74,7 @@ def test_the_zip_holds_the_scripts_a_wheel_and_the_course_with_its_secrets(autog
             "torchdrill/course/exercises/tensors/one_hot.py", "torchdrill/course/course.toml",
             "torchdrill/constraints.txt"} <= names
     assert "torchdrill/course/tests/training/test_gan.py" in names  # hidden tests go in: graded, after_published
-    assert config["drills"] == [DRILL] and "--no-shrink" in config["grading_options"]
+    assert config["drills"] == [DRILL] and config["shrink"] is False
     assert modes["torchdrill/secret"] == 0o600 and config["examples"].startswith("sha256:")
     assert CLASS_SECRET not in json.dumps(config)
     assert 'torch==2.13.0' in setup and "chmod -R go-rwx" in setup and "-c \"$SOURCE/constraints.txt\"" in setup

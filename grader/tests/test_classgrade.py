@@ -9,7 +9,7 @@ results are known.
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -28,11 +28,10 @@ from grader.classroom import gradeproc
 from grader.classroom.gradebook import Gradebook
 from grader.core import course_secret, results_json
 from grader.core.results_json import Results
-from grader.grading import options
 from grader.sandbox import confine
 from grader.tests import warm
 from grader.tests.classroom import CLASS_SECRET, make_class, with_secret
-from grader.tests.grading import REPO, exercise, grade_process
+from grader.tests.grading import REPO, exercise, grade_process, outcomes_only
 from grader.tests.shared import shared
 
 ONLY = ["tensors/one_hot", "tensors/contiguity", "tensors/padding"]
@@ -100,7 +99,7 @@ def test_a_mixed_class_gets_a_gradebook_reports_a_class_report_and_a_csv(graded_
         else:
             assert results["score"] < 30, f"{student}: a mutant kept every point"
         on_disk = json.loads((out / "students" / student / "results.json").read_text())
-        assert results_json.outcomes_only(on_disk) == results_json.outcomes_only(results)
+        assert outcomes_only(on_disk) == outcomes_only(results)
         assert (out / "students" / student / "index.html").read_text().rstrip().endswith("</html>")
     page = (out / "class.html").read_text()
     assert all(f"students/{student}/index.html" in page for student in kinds)
@@ -202,7 +201,7 @@ def test_merge_folds_a_cuda_runners_results_into_the_gradebook(graded_class, tmp
     assert all(outcomes[key] == "passed" for key in not_run)
     assert merged["environment"]["merged"], "where the outcomes came from is kept"
     on_disk = json.loads((out / "students" / student / "results.json").read_text())
-    assert results_json.outcomes_only(on_disk) == results_json.outcomes_only(merged)
+    assert outcomes_only(on_disk) == outcomes_only(merged)
 
     again = merge(str(cuda_results), "--out", str(out))
     assert "0 test(s) now have a real outcome" in again.stdout  # idempotent
@@ -247,8 +246,14 @@ def test_a_class_is_graded_only_with_a_secret_or_on_purpose_without(tmp_path):
     assert named.returncode == 2 and str(bad) in named.stderr and "16 characters" in named.stderr
     # --public-examples: the instructor's explicit choice (graded publicly: test_secret.py)
     assert course_secret.official(None, True, {}) is None
-    assert "--public-examples" in options.pytest_args(
-        argparse.Namespace(public_examples=True), "sandbox", [options.PUBLIC_EXAMPLES])
+    from grader.classroom.jobs import GradingJob
+    from grader.core.isolation import Isolation
+
+    public = GradingJob(student="s", course=str(REPO), files=b"", isolation=Isolation.SANDBOX)
+    official = dataclasses.replace(public, secret="s" * 20)
+    assert public.request(REPO).secret is None  # the job's grading draws no secret's examples
+    drawn = official.request(REPO).secret
+    assert drawn is not None and drawn.digest == course_secret.parse("s" * 20, "test").digest
 
 
 def test_a_grading_process_that_dies_costs_one_submission(tmp_path):
@@ -273,7 +278,7 @@ def test_a_grading_process_refuses_a_degraded_sandbox_unless_allowed(tmp_path):
     from grader.classroom.jobs import GradingJob
     from grader.core.isolation import Isolation
 
-    job = GradingJob(student="s", course=str(REPO), files=b"", isolation=Isolation.SANDBOX, options=[],
+    job = GradingJob(student="s", course=str(REPO), files=b"", isolation=Isolation.SANDBOX,
                      sandbox_off=["landlock"])
     answer = gradeproc.serve(GradingJob.from_json(job.to_json()), tmp_path)
     assert answer.error is not None and "landlock off: forced off (--sandbox-off)" in answer.error, answer
@@ -341,7 +346,7 @@ def test_kill_9_at_any_moment_then_rerun_loses_and_duplicates_nothing(graded_cla
     assert len(counts) == n and all(c == 1 for _, c in counts), counts  # none lost, none twice
     clean = current(graded_class["out"])
     for student, results in current(out).items():
-        assert results_json.outcomes_only(results) == results_json.outcomes_only(clean[student])
+        assert outcomes_only(results) == outcomes_only(clean[student])
         json.loads((out / "students" / student / "results.json").read_text())  # whole files
     assert not list(out.rglob(".*"))  # no temporary file of a half-done write
 

@@ -64,6 +64,7 @@ def test_ctrl_c_stops_a_grade_keeping_the_last_results_and_stops_a_check(monkeyp
 
     from grader.core.errors import GradingInterrupted
     from grader.grading import pipeline
+    from grader.grading.request import GradingRequest
     from grader.intake.submission import open_submission
     from grader.learner import check
 
@@ -71,7 +72,8 @@ def test_ctrl_c_stops_a_grade_keeping_the_last_results_and_stops_a_check(monkeyp
     last.write_text('{"the learner": "last results"}')
     monkeypatch.setattr(pytest_module, "main", lambda *a, **k: pytest_module.ExitCode.INTERRUPTED)
     with pytest.raises(GradingInterrupted, match="nothing was recorded"):
-        pipeline.grade(REPO, open_submission(REPO / "reference", REPO), only=["tensors/one_hot"])
+        pipeline.grade(GradingRequest(course=REPO, only=("tensors/one_hot",)),
+                       open_submission(REPO / "reference", REPO))
     assert last.read_text() == '{"the learner": "last results"}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]  # no partial file either
     assert main(["grade", "reference", "--only", "tensors/one_hot", "--out", str(tmp_path),

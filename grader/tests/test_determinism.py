@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader.core.results_json import outcomes_only, verdicts
-from grader.tests.grading import REPO, run_grade
+from grader.core.results_json import verdicts
+from grader.tests.grading import REPO, outcomes_only, run_grade
 
 # A half-finished submission for the determinism check: a mutant of each of these
 # drills (failures to shrink, across topics, a distributed one with real gloo ranks

@@ -12,8 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from grader.core.results_json import outcomes_only
-from grader.tests.grading import REPO, run_grade
+from grader.tests.grading import REPO, outcomes_only, run_grade
 from grader.tests.test_determinism import half_done
 
 DRILLS = ("tensors/broadcast",)

@@ -165,7 +165,7 @@ def test_grade_all_grades_the_look_alike_and_says_so_loudly(tmp_path, capsys):
     for name in ("alice", CYRILLIC_A, "bob"):
         entry(folder, name)
     out = tmp_path / "class"
-    template = GradingJob(student="", course=str(REPO), files=b"", isolation=Isolation.NONE, options=[])
+    template = GradingJob(student="", course=str(REPO), files=b"", isolation=Isolation.NONE)
     grading = classgrade.ClassGrading(REPO, out, template, [DRILL], False, Console(quiet=True))
     with Gradebook.open(ClassLayout(out).gradebook) as book:
         results = results_json.build("alice", {DRILL: ExerciseInfo(DRILL, 10)},

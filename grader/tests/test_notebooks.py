@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from grader.core.results_json import Results, outcomes_only
+from grader.core.results_json import Results
 from grader.core.syllabus import exercise_tests
 from grader.intake import cell_lines, notebooks, reader
 from grader.tests import warm
-from grader.tests.grading import REPO
+from grader.tests.grading import REPO, outcomes_only
 
 STUBS = notebooks.drill_functions(REPO, list(exercise_tests(REPO)))
 ONLY = ["tensors/one_hot", "tensors/contiguity", "tensors/padding"]

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.results_json import Results, outcomes_only
+from grader.core.results_json import Results
 from grader.tests import warm
+from grader.tests.grading import outcomes_only
 
 DRILL_TEST = '''
 """Doubles a tensor."""

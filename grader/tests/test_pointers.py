@@ -62,3 +62,28 @@ def test_every_quoted_module_and_path_exists():
                 stale.setdefault(path, set()).add(where)
     assert not stale, "stale pointers (name: where): " + "; ".join(
         f"{name}: {', '.join(sorted(places))}" for name, places in sorted(stale.items()))
+
+
+# Rooms whose modules the lead's refactor of issue 39 is moving: their docstrings are
+# brought up to date with it (drop a room from here once its docstring names them all).
+ROOMS_BEING_REBUILT: frozenset[str] = frozenset()
+
+
+def test_every_rooms_docstring_names_each_of_its_modules():
+    """Each subpackage's ``__init__`` says what it owns (docs/contributing.md): every module
+    of the room is named there in double backticks, so a module added or renamed without
+    its room's docstring (``reports``' ``report`` for ``student_report``) fails here."""
+    import ast
+
+    unnamed: dict[str, list[str]] = {}
+    for init in sorted((REPO / "grader").glob("*/__init__.py")):
+        room = init.parent
+        if room.name in ("tests", *ROOMS_BEING_REBUILT):
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        modules = sorted({p.stem for p in room.glob("*.py") if p.name != "__init__.py"}
+                         | {p.parent.name for p in room.glob("*/__init__.py")})
+        missing = [m for m in modules if f"``{m}``" not in doc]
+        if missing:
+            unnamed[room.name] = missing
+    assert not unnamed, f"modules their room's docstring does not name: {unnamed}"

@@ -333,3 +333,13 @@ def test_the_handout_keeps_the_public_properties_titles_and_drops_the_hidden_one
         assert kept == {name: title for name, title in full.items() if name not in hidden}
     assert "test_matches_reference" in tomllib.loads(
         (REPO / "locales/zh_CN/attention/attention.toml").read_text(encoding="utf-8"))["properties"]
+
+
+def test_a_handouts_course_toml_speaks_its_language():
+    """``with_language``: the key replaced where course.toml has it, else added before the
+    first table (a key after a table header would belong to that table), else at the end."""
+    assert student_files.with_language('title = "T"\nlanguage = "en"\n[[topics]]\n', "zh_CN") == \
+        'title = "T"\nlanguage = "zh_CN"\n[[topics]]\n'
+    assert student_files.with_language('title = "T"\n[[topics]]\nname = "t"\n', "zh_CN") == \
+        'title = "T"\nlanguage = "zh_CN"\n\n[[topics]]\nname = "t"\n'
+    assert student_files.with_language('title = "T"\n', "zh_CN") == 'title = "T"\nlanguage = "zh_CN"\n'

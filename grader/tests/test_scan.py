@@ -13,8 +13,8 @@ from typing import Any, cast
 import pytest
 
 from grader.core import results_json
+from grader.core.syllabus import exercise_id
 from grader.grading.scan import MAX_FLAGS, Finding, flags_for, scan_file, scan_source
-from grader.grading.session import exercise_id
 
 REPO = Path(__file__).resolve().parents[2]
 MUTANTS = Path(__file__).parent / "mutants"
@@ -204,7 +204,7 @@ def forbid_specs() -> dict[str, dict[str, str]]:
             marks = getattr(module, "pytestmark", [])
             for mark in marks if isinstance(marks, list) else [marks]:
                 if mark.name == "exercise":
-                    specs[exercise_id(path, mark)] = dict(mark.kwargs.get("forbid") or {})
+                    specs[exercise_id(path)] = dict(mark.kwargs.get("forbid") or {})
     finally:
         for name in set(sys.modules) - before:
             if name == "tests" or name.startswith("tests."):

@@ -303,7 +303,7 @@ def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_overr
     out = tmp_path / "class"
 
     def grade_all(force: bool) -> None:
-        template = GradingJob(student="", course=str(REPO), files=b"", isolation=Isolation.NONE, options=[])
+        template = GradingJob(student="", course=str(REPO), files=b"", isolation=Isolation.NONE)
         grading = classgrade.ClassGrading(REPO, out, template, [drill], force, Console(quiet=True))
         grading.use_times(times.Reader(folder, NY, student_files=True).time_of, REPO)
         with Gradebook.open(ClassLayout(out).gradebook) as book:

@@ -3,6 +3,7 @@ in English and in Chinese, their code examples agree, and the Chinese follows th
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -23,6 +24,12 @@ def _english_source(drill_id: str) -> str:
     return handout_source(REPO, drill_id)
 
 
+def property_names(test_source: str) -> list[str]:
+    """The properties a drill's test file defines: its module-level ``test_*`` functions."""
+    return [n.name for n in ast.parse(test_source).body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("drill_id", COURSE.ids)
 def test_every_docstring_and_hint_is_translated_with_the_same_examples(drill_id, lang):
@@ -30,7 +37,7 @@ def test_every_docstring_and_hint_is_translated_with_the_same_examples(drill_id,
     where = str(drill_texts.path_of(REPO, lang, drill_id).relative_to(REPO))
     tests = syllabus.exercise_tests(REPO)[drill_id].read_text(encoding="utf-8")
     assert drill_texts.problems(_english_source(drill_id), COURSE.drill(drill_id).hints, texts, where,
-                                drill_texts.property_names(tests)) == []
+                                property_names(tests)) == []
 
 
 def test_no_translation_names_a_drill_the_course_lacks():
@@ -92,7 +99,7 @@ def test_the_translation_follows_the_glossary(drill_id, lang):
 def test_a_report_in_chinese_names_each_property_by_its_title():
     """``with_titles`` gives each test record its translated title (a parametrized test's
     too); English results are left as they are."""
-    names = drill_texts.property_names(syllabus.exercise_tests(REPO)["tensors/one_hot"].read_text(encoding="utf-8"))
+    names = property_names(syllabus.exercise_tests(REPO)["tensors/one_hot"].read_text(encoding="utf-8"))
     results: dict[str, Any] = {"exercises": [{"id": "tensors/one_hot", "tests": [{"name": names[0], "outcome": "passed"},
                                                                   {"name": f"{names[1]}[2]", "outcome": "failed"}]}]}
     zh = drill_texts.with_titles(results, REPO, "zh_CN")

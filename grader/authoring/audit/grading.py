@@ -167,7 +167,9 @@ def warm_imports() -> None:
 
 def _grade_batch(course: Path, candidates: Iterable[Candidate]) -> Iterator[Graded]:
     from grader.core.errors import GradingInterrupted, TorchdrillError
-    from grader.grading.pipeline import grade_folder, grading_args
+    from grader.core.isolation import Isolation
+    from grader.grading.pipeline import run
+    from grader.grading.request import GradingRequest, Limits
 
     warm_imports()
 
@@ -177,13 +179,13 @@ def _grade_batch(course: Path, candidates: Iterable[Candidate]) -> Iterator[Grad
             target = folder / f"{candidate.drill}.py"
             target.parent.mkdir(parents=True)
             target.write_text(candidate.source, encoding="utf-8")
-            args = grading_args(course, [candidate.drill], 0, "torchdrill-quick",
-                                ["--no-shrink", "--isolation", candidate.isolation, "--public-examples",
-                                 "--call-timeout", str(CALL_TIMEOUT_S), "--test-timeout", str(TEST_TIMEOUT_S)])
+            request = GradingRequest(course=course, folder=folder, only=(candidate.drill,),
+                                     profile="torchdrill-quick", shrink=False, isolation=Isolation(candidate.isolation),
+                                     limits=Limits(call_s=CALL_TIMEOUT_S, test_s=TEST_TIMEOUT_S))
             start = time.perf_counter()
             stop = _FirstFailure()
             try:
-                results = grade_folder(course, folder, args, plugins=[stop] if candidate.first_failure else [])
+                results = run(request, plugins=[stop] if candidate.first_failure else [])
             except GradingInterrupted:
                 if not stop.failed:
                     raise

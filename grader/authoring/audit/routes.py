@@ -443,7 +443,8 @@ def main(argv: list[str]) -> int:
 
     from grader.authoring.audit.do_nothing import public_functions
     from grader.authoring.audit.grading import warm_imports
-    from grader.grading.pipeline import grade_folder, grading_args
+    from grader.grading.pipeline import run
+    from grader.grading.request import GradingRequest
 
     course, out, budget, drills = Path(argv[0]), Path(argv[1]), float(argv[2]), argv[3:]
     warm_imports()
@@ -453,8 +454,8 @@ def main(argv: list[str]) -> int:
             target = Path(tmp) / f"{drill}.py"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(recording_source(drill, functions[drill], course / "reference" / f"{drill}.py"))
-        grade_folder(course, Path(tmp), grading_args(course, drills, 0, "torchdrill-quick",
-                                                     ["--no-shrink", "--isolation", "none", "--public-examples"]))
+        run(GradingRequest(course=course, folder=Path(tmp), only=tuple(drills), profile="torchdrill-quick",
+                           shrink=False))
     recorded = importlib.import_module(__spec__.name).RECORDED  # this file runs as __main__; the wrapper imports it
     examples = {key: kept for key, calls in recorded.items() if (kept := kept_examples(calls))}
     start = time.monotonic()
