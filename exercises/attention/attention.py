@@ -57,15 +57,20 @@ def attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
         - Softmax over dim -2 (the queries): rows then no longer sum to 1.
         - Inverting the mask: ``mask == 0`` (or False) means "do not attend".
         - Filling with 0 instead of -1e9: exp(0) is not small, masked keys leak in.
+        - ``.view(-1, L, d)`` to fold batch dims for ``bmm`` fails on a transposed or
+          sliced input; ``@`` broadcasts the batch dims by itself.
+
+    A mistake the notes' own code makes:
+        - ``masked_fill(mask, -1e9)`` on float16 raises (-1e9 overflows float16);
+          float32 and bfloat16 are fine. The notes' ``attention`` fills with -1e9
+          whatever the dtype.
+
+    Pitfalls:
         - Filling with ``-inf``: a fully masked row becomes ``nan``; -1e9 keeps it finite.
         - A softmax by hand, ``exp(scores) / exp(scores).sum(-1)``, overflows once scores
           reach the hundreds (inf / inf = nan): use ``softmax``, which subtracts the max.
-        - ``.view(-1, L, d)`` to fold batch dims for ``bmm`` fails on a transposed or
-          sliced input; ``@`` broadcasts the batch dims by itself.
         - In bfloat16 or float16 return bfloat16 or float16 (an upcast inside is fine if
           you cast back).
-        - ``masked_fill(mask, -1e9)`` on float16 raises (-1e9 overflows float16);
-          float32 and bfloat16 are fine.
 
     Forbidden: ``F.scaled_dot_product_attention``, ``nn.MultiheadAttention`` and
     ``F.multi_head_attention_forward``: use ``@`` (or ``torch.matmul``),

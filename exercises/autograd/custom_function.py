@@ -61,7 +61,7 @@ def logsumexp(x: torch.Tensor, dim: int, keepdim: bool = False) -> torch.Tensor:
         >>> y.sum().backward(); x.grad              # the softmax of each row
         tensor([[0.5000, 0.5000], [0.5000, 0.5000]])
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - Saving the wrong tensors: backward needs x and the result (or the max);
           saving ``exp(x)`` and dividing by its sum in backward overflows exactly
           where the forward was careful not to (``inf / inf`` is NaN).

@@ -44,10 +44,12 @@ def capture_activations(model: nn.Module, x: torch.Tensor, names: list[str]) -> 
         Without ``.clone()``, ``acts["0"]`` would read ``[[1., 0.]]``: the in-place
         ReLU writes its result into the very tensor the Linear returned.
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - ``ReLU(inplace=True)`` (and every ``inplace=True`` layer) overwrites its
           input, which is the previous layer's output: a hook that keeps a reference
-          to that output sees it change after the hook has run. Keep a copy.
+          to that output sees it change after the hook has run. Keep a copy. (The
+          notes recommend ``model.apply(inplace_relu)`` to save memory: it sets
+          exactly this trap.)
         - A hook that is never removed keeps firing on every later forward, keeps
           writing into whatever it captured, and keeps what it holds alive: remove
           each handle once the forward is done.

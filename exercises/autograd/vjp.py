@@ -42,11 +42,13 @@ def vjp(f: nn.Module, x: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, t
         - ``out.backward()`` on a non-scalar raises "grad can be implicitly created
           only for scalar outputs": it needs ``v``. ``out.sum().backward()`` is the
           product with a vector of ones, not with ``v``.
+        - ``x.requires_grad_()`` on the caller's tensor changes their tensor; and
+          ``x.data`` is invisible to autograd: computing with it gives no gradient.
+
+    Pitfall:
         - ``out.backward(v)`` alone also fills ``.grad`` of every parameter of
           ``f``: the caller's model now holds gradients it never asked for (and
           the next optimizer step uses them). Ask only for ``x``'s gradient.
-        - ``x.requires_grad_()`` on the caller's tensor changes their tensor; and
-          ``x.data`` is invisible to autograd: computing with it gives no gradient.
 
     Forbidden: ``torch.autograd.functional`` (``vjp``, ``jacobian`` and the rest) and
     the derivative transforms of ``torch.func`` (``vjp``, ``grad``, ``jacrev``, ``jacfwd``,
@@ -78,9 +80,10 @@ def jacobian(f: nn.Module, x: torch.Tensor) -> torch.Tensor:
         tensor([[1., 2.],
                 [3., 4.]])
 
-    Pitfall: ``.grad`` ACCUMULATES. Reading row after row from ``leaf.grad`` after
-    repeated ``backward`` calls gives running sums of the rows unless the gradient is
-    cleared in between; ``torch.autograd.grad`` returns each product fresh instead.
+    Pitfall the notes warn about: ``.grad`` ACCUMULATES. Reading row after row
+    from ``leaf.grad`` after repeated ``backward`` calls gives running sums of the
+    rows unless the gradient is cleared in between; ``torch.autograd.grad``
+    returns each product fresh instead.
 
     Forbidden: as for ``vjp``.
     """

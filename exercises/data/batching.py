@@ -52,11 +52,11 @@ def num_batches(dataset_len: int, batch_size: int, drop_last: bool = False) -> i
         >>> num_batches(10, 3), num_batches(10, 3, drop_last=True)
         (4, 3)
 
-    Pitfall: ``dataset_len // batch_size`` is the ``drop_last`` answer only;
-    without it the short last batch counts too (an epoch loop that uses ``//``
-    for a progress bar or a learning-rate schedule is one step short).
-    ``math.ceil(dataset_len / batch_size)`` goes through a float; ``-(-n // b)``
-    stays exact.
+    Pitfall the notes warn about: ``dataset_len // batch_size`` is the
+    ``drop_last`` answer only; without it the short last batch counts too (an
+    epoch loop that uses ``//`` for a progress bar or a learning-rate schedule is
+    one step short). ``math.ceil(dataset_len / batch_size)`` goes through a
+    float; ``-(-n // b)`` stays exact.
     """
     raise NotImplementedError
 

@@ -80,7 +80,7 @@ def loader_batches(items: list[int], num_workers: int, batch_size: int, rank: in
         Worker 0 reads 0, 3, 6, 9, worker 1 reads 1, 4, 7 and worker 2 reads
         2, 5, 8. With ``drop_last=True`` the short batches [7] and [8] go.
 
-    Pitfall the notes warn about: with an ``IterableDataset``, ``drop_last``
+    Pitfall: with an ``IterableDataset``, ``drop_last``
     and the batch size act per worker, and ``len(loader)`` (taken from the
     dataset's ``__len__`` if it has one) is no longer the number of batches.
     """

@@ -46,9 +46,17 @@ def distributed_indices(dataset_len: int, num_replicas: int, rank: int, *,
         >>> distributed_indices(5, 2, 1, shuffle=False, drop_last=True)
         [1, 3]
 
-    Pitfalls the notes warn about:
+    Pitfall the notes warn about:
         - Seeding with ``seed`` alone gives the same order every epoch: the
           generator's seed is ``seed + epoch``.
+
+    A mistake the notes' own code makes:
+        - The notes' sketch of the sampler shuffles with ``random.Random(self.epoch)``:
+          seeded by the epoch alone, so every run shuffles alike whatever its
+          ``seed``, and by Python's generator, not ``torch.randperm``. It pads
+          nothing either.
+
+    Pitfalls:
         - Use your own ``torch.Generator``, never the global RNG
           (``torch.manual_seed``): it would disturb the caller's randomness.
         - ``randperm(...)`` is a tensor: ``.tolist()`` gives Python ints.

@@ -59,6 +59,11 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tens
         tensor(0.3276)
 
     Pitfalls the notes warn about:
+        - For ``(N, C, d1, ...)`` inputs the class dim is 1: softmax over dim -1 is wrong.
+        - ``.view(...)`` refuses many non-contiguous tensors (a transposed target, a
+          sliced logits tensor): use ``reshape``, or index along dim 1 without flattening.
+
+    Pitfalls:
         - ``softmax(...).log()`` or ``exp / exp.sum()`` overflow and underflow for large
           logits (a logit of 1000 gives inf and nan): use ``log_softmax`` (or subtract
           the max, or ``torch.logsumexp``).
@@ -66,9 +71,6 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tens
           and ignored positions are left out of both the sum and the divisor.
         - Label smoothing spreads ``eps`` over ALL C classes (the target included), not
           over the C - 1 others; with class weights, the smoothing term is weighted too.
-        - For ``(N, C, d1, ...)`` inputs the class dim is 1: softmax over dim -1 is wrong.
-        - ``.view(...)`` refuses many non-contiguous tensors (a transposed target, a
-          sliced logits tensor): use ``reshape``, or index along dim 1 without flattening.
         - Large logits with label smoothing: the smoothing term needs ``-logp`` of the
           LEAST likely classes too, which ``softmax(...).log()`` turns into ``-inf``.
         - Keep the logits' dtype: in float16 or bfloat16 return a float16 or bfloat16 loss

@@ -54,15 +54,17 @@ def batch_norm_train(x: torch.Tensor, running_mean: torch.Tensor, running_var: t
         >>> rm, rv, nbt                        # 0.9 * 0 + 0.1 * 3; 0.9 * 1 + 0.1 * 14/3
         (tensor([0.3000]), tensor([1.3667]), tensor(1))
 
-    Pitfalls the notes warn about:
+    Pitfall the notes warn about:
+        - ``momentum=None`` is not "no update": it is a cumulative average, every
+          batch so far weighted equally (the first batch replaces the initial
+          buffers entirely). The SyncBatchNorm code the notes quote says so.
+
+    Pitfalls:
         - Two variances: the normalisation uses the BIASED one (n), the running
           buffer gets the UNBIASED one (n - 1). ``x.var()`` is unbiased by default.
         - ``momentum`` weighs the NEW batch: ``(1 - momentum) * running + momentum
           * batch``. Keras (and the usual "exponential moving average" wording) call
           ``1 - momentum`` momentum.
-        - ``momentum=None`` is not "no update": it is a cumulative average, every
-          batch so far weighted equally (the first batch replaces the initial
-          buffers entirely).
         - Update the buffers in place (``mul_``, ``add_``, ``copy_``): rebinding the
           name ``running_mean = ...`` changes nothing the caller sees.
 

@@ -32,12 +32,16 @@ def corr2d(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 
     (top left: 0*0 + 1*1 + 3*2 + 4*3 = 19.)
 
-    Pitfalls the notes warn about:
-        - Do not flip the kernel: a mathematician's convolution flips it, the
-          deep learning one (and ``F.conv2d``) does not.
+    A mistake the notes' own code makes:
         - ``torch.zeros(shape)`` is float32 on the CPU: make the result with
           ``x.new_zeros`` (or ``dtype=x.dtype, device=x.device``) so a float64
-          or GPU input gives a float64 or GPU output.
+          or GPU input gives a float64 or GPU output. The notes' ``corr2d`` turns
+          its inputs to float32 with ``.float()`` and its result is a plain
+          ``torch.zeros``: float64 in, float32 out.
+
+    Pitfalls:
+        - Do not flip the kernel: a mathematician's convolution flips it, the
+          deep learning one (and ``F.conv2d``) does not.
         - Keep the result in the autograd graph: no ``.item()`` or
           ``torch.tensor(list_of_numbers)``; writing into a tensor made with
           ``new_zeros`` (``out[i, j] = ...``) keeps gradients flowing.
@@ -81,14 +85,16 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         tensor([18., 18., 18.])
 
     Pitfalls the notes warn about:
-        - No kernel flip (see ``corr2d``); channels are summed, not kept apart.
         - ``H_out`` uses floor division and ``+ 1``; padding counts twice.
+        - ``weight.view(C_out, -1)`` raises on a transposed or sliced weight:
+          ``reshape`` (or ``einsum``) works on any layout.
+
+    Pitfalls:
+        - No kernel flip (see ``corr2d``); channels are summed, not kept apart.
         - The bias is per output channel: reshape it to ``(1, C_out, 1, 1)``
           before adding (``out + bias`` would broadcast it along W).
         - Output dtype/device follow ``x`` and gradients must reach ``x``,
           ``weight`` and ``bias`` (see ``corr2d``).
-        - ``weight.view(C_out, -1)`` raises on a transposed or sliced weight:
-          ``reshape`` (or ``einsum``) works on any layout.
 
     Forbidden: ``F.conv*``, ``torch.convolution``, ``nn.Conv*``. Use
     ``F.pad`` for the zeros, then loops, or ``Tensor.unfold`` (a strided view

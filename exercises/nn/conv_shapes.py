@@ -34,10 +34,12 @@ def conv_output_size(n: int, kernel: int, stride: int = 1, padding: int = 0,
 
     Pitfalls the notes warn about:
         - Padding goes on both sides: it adds ``2 * padding``.
-        - Dilation widens the span to ``dilation * (kernel - 1) + 1``, not
-          ``dilation * kernel``.
         - ``/`` gives a float; the division rounds down (``//``), and the result is
           an ``int``.
+
+    Pitfall:
+        - Dilation widens the span to ``dilation * (kernel - 1) + 1``, not
+          ``dilation * kernel``.
     """
     raise NotImplementedError
 
@@ -70,9 +72,14 @@ def conv_transpose_output_size(n: int, kernel: int, stride: int = 1, padding: in
     ``conv_transpose_output_size(conv_output_size(n, ...), ..., output_padding=r)``
     is ``n`` for the right ``r`` in ``0 .. stride - 1``.
 
-    Pitfalls the notes warn about:
+    Pitfall the notes warn about:
         - ``(n - 1) * stride``, not ``n * stride``: n inputs have n - 1 gaps.
-        - Forgetting ``output_padding`` or the dilation of the kernel's span.
+
+    Where the notes fall short:
+        - Forgetting ``output_padding`` or the dilation of the kernel's span: the
+          notes' formula, ``(n - 1) * s - 2p + k``, has neither.
+
+    Pitfall:
         - Refusing ``output_padding >= stride`` alone: a larger dilation allows it.
     """
     raise NotImplementedError
@@ -101,7 +108,7 @@ def receptive_field(layers: list[tuple[int, int]]) -> int:
     starting at 1). A layer with kernel k widens the field by ``(k - 1) * jump``,
     and then its stride multiplies the jump.
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - The widening of a layer uses the jump of the layers BEFORE it: multiply
           by its own stride only afterwards.
         - Adding kernels or multiplying them ignores the strides.

@@ -51,16 +51,18 @@ def conv_transpose2d(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor |
     Pitfalls the notes warn about:
         - Without the flip you get a correlation with the un-rotated kernel:
           right shape, wrong numbers.
-        - The weight is ``(C_in, C_out, ...)``, not ``(C_out, C_in, ...)``:
-          transpose dims 0 and 1 before the ordinary convolution.
         - The stride lives in the zeros you insert, not in the convolution
           (that one has stride 1); ``stride - 1`` zeros *between* pixels, so
           no trailing zeros.
         - Pad by ``k - 1 - padding``, not by ``padding``.
-        - Keep the dtype and device of ``x`` (``x.new_zeros``) and stay in the
-          autograd graph.
         - ``x.view(...)`` raises on a transposed or sliced x: index into the zeros
           (``out[:, :, ::sh, ::sw] = x``) or use ``reshape``.
+
+    Pitfalls:
+        - The weight is ``(C_in, C_out, ...)``, not ``(C_out, C_in, ...)``:
+          transpose dims 0 and 1 before the ordinary convolution.
+        - Keep the dtype and device of ``x`` (``x.new_zeros``) and stay in the
+          autograd graph.
 
     Forbidden: ``F.conv_transpose*``, ``nn.ConvTranspose*``,
     ``torch.convolution``. Use ``F.pad`` and ``F.conv2d`` (or your own

@@ -54,7 +54,7 @@ def fuse_conv_bn(conv: nn.Conv2d, bn: nn.BatchNorm2d) -> nn.Conv2d:
         >>> fused.weight.item(), fused.bias.item()  # scale = 4 / sqrt(3 + 1) = 2
         (4.0, 0.5)
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - ``eps`` goes inside the square root, added to the variance.
         - The conv's own bias is shifted by the mean *before* scaling.
         - ``nn.Conv2d(...)`` makes float32 CPU weights: pass ``dtype=`` and

@@ -52,17 +52,24 @@ def layer_norm(x: torch.Tensor, normalized_shape: int | Sequence[int],
         ...            bias=torch.tensor([0., 0., 0., 1.]))
         tensor([[-1.0690, -0.5345,  0.0000,  4.2071]])
 
-    Pitfalls the notes warn about:
-        - The Annotated Transformer's LayerNorm writes ``(x - mean) / (x.std() + eps)``:
-          ``std()`` is the UNBIASED estimate (D - 1) and eps sits outside the root.
-          That is a different function (here: -0.9258 instead of -1.0690).
-        - Normalising over ``dim=-1`` only when ``normalized_shape`` has 2 or 3 dims.
-        - ``x.var(dims)`` defaults to the unbiased estimate: pass ``correction=0``
-          (or compute the mean of the squared deviations yourself).
+    Mistakes the notes' own code makes:
+        - The Annotated Transformer's LayerNorm, which the notes copy, writes
+          ``(x - mean) / (x.std() + eps)``: ``std()`` is the UNBIASED estimate
+          (D - 1) and eps sits outside the root. That is a different function
+          (here: -0.9258 instead of -1.0690).
+        - ``x.var(dims)`` defaults to the unbiased estimate, as ``x.std()`` does:
+          pass ``correction=0`` (or compute the mean of the squared deviations
+          yourself).
+
+    Where the notes go wrong:
         - ``var = mean(x**2) - mean(x)**2`` is the same number on paper but loses
           everything to cancellation in float32 when the slice is far from 0, and
           is visibly off even in float64 around 1e5: subtract the mean first, then
-          square.
+          square. The notes' SyncBN section derives exactly this formula, to save
+          one synchronisation.
+
+    Pitfall:
+        - Normalising over ``dim=-1`` only when ``normalized_shape`` has 2 or 3 dims.
 
     Forbidden: ``F.layer_norm``, ``torch.layer_norm``, ``torch.native_layer_norm`` and
     ``nn.LayerNorm``: use ``mean``, a biased variance and ``torch.sqrt`` (or ``rsqrt``).

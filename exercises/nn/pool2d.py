@@ -50,12 +50,18 @@ def pool2d(x: torch.Tensor, kernel: int | tuple[int, int],
     ``(N, C, H_out, W_out, kh, kw)``), and reduce the last two dims. A double loop
     over output positions that slices windows also works.
 
-    Pitfalls the notes warn about:
+    A mistake the notes' own code makes:
+        - ``stride=None`` is the kernel, not 1. The notes' ``pool2d`` moves its
+          window one step at a time (its output is ``H - p_h + 1`` high): a
+          stride of 1, where ``nn.MaxPool2d`` steps by the kernel.
+
+    Pitfall the notes warn about:
+        - ``x.view(N * C, 1, H, W)`` raises on a non-contiguous x: ``reshape`` works.
+
+    Pitfalls:
         - Padding a max pool with zeros: a window of negative values next to the
           border would then return 0.
-        - ``stride=None`` is the kernel, not 1.
         - ``F.pad`` takes the last dimension first: ``(left, right, top, bottom)``.
-        - ``x.view(N * C, 1, H, W)`` raises on a non-contiguous x: ``reshape`` works.
 
     Forbidden: every pooling function (``F.max_pool2d``, ``F.avg_pool2d``,
     ``F.adaptive_*_pool*``, ``F.lp_pool*``, ``torch.max_pool*``, ... and the

@@ -109,7 +109,7 @@ def scaled_step(model: nn.Module, optimizer: torch.optim.Optimizer, inputs: torc
         scaler.step(optimizer)     # skipped if a gradient is inf or nan
         scaler.update()
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - Stepping on ``inf``: an optimizer step with an ``inf`` or ``nan``
           gradient writes ``nan`` into the weights for good.
         - Clipping before unscaling: the scaled gradients' norm is ``scale``

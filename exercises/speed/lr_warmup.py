@@ -53,17 +53,27 @@ def warmup_lr_trace(base_lrs: list[float], batch_size: int, total_steps: int,
         The peaks are 0.2 and 0.02 (batch 512 over 256 doubles them); the factors
         are 0.25, 0.4375, 0.625, 0.8125 during the warmup, then 1.
 
-    Pitfalls the notes warn about:
+    A mistake the notes' own code makes:
         - ``optimizer.param_groups`` is a LIST of groups, each with its own
           ``"lr"``: reading (or scaling) only ``param_groups[0]`` gives every group
-          the first one's learning rate.
+          the first one's learning rate. The notes write
+          ``optim.param_groups['lr'] = new_lr``, which raises ``TypeError``.
+
+    Where the notes go wrong:
+        - The factor is ``batch_size / base_batch_size``: the notes write
+          ``lr = batch_size * base lr``, which multiplies by the batch size itself
+          (a batch of 256 would make the learning rate 256 times the base one).
+
+    Pitfall the notes warn about:
+        - The rule is linear: ``batch_size / base_batch_size``, not its square root,
+          and the warmup ends: ``min(t, warmup_steps)``, or the learning rate keeps
+          growing past its peak.
+
+    Pitfalls:
         - The order in a training loop is ``optimizer.step()`` THEN
           ``scheduler.step()``. Stepping the scheduler first skips the first value
           of the schedule (PyTorch warns about it): the first step must train with
           ``start_factor`` times the peak.
-        - The rule is linear: ``batch_size / base_batch_size``, not its square root,
-          and the warmup ends: ``min(t, warmup_steps)``, or the learning rate keeps
-          growing past its peak.
         - ``LambdaLR`` multiplies each group's learning rate as it was when the
           scheduler was built (its ``initial_lr``): scale the groups before
           attaching the scheduler.

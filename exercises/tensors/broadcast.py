@@ -37,10 +37,14 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         Traceback (most recent call last):
         ValueError: shapes (2, 3) and (4,) do not broadcast: size 3 vs 4 at dim -1
 
-    Pitfalls the notes warn about:
+    Pitfall the notes warn about:
         - Aligning on the first dimension: (3,) and (3, 1) broadcast to (3, 3),
-          not (3, 1).
+          not (3, 1). Align from the right, as the notes stress.
+
+    Where the notes go wrong:
         - Taking the max of the sizes: max(0, 1) is 1, but 0 broadcast with 1 is 0.
+          The notes' rules of broadcasting say each size is the larger of the two,
+          which holds only while no size is 0.
 
     Forbidden: ``torch.broadcast_shapes``, ``torch.broadcast_to``,
     ``torch.broadcast_tensors``, ``Tensor.expand``; the point is to reason with the
@@ -78,12 +82,15 @@ def broadcast_strides(size: tuple[int, ...], stride: tuple[int, ...],
         >>> broadcast_strides((3,), (2,), (1, 3))          # new size-1 dim: 3 * 2
         (6, 2)
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - Giving every size-1 dim stride 0, even one that stays size 1: expand
           leaves it alone.
         - Giving a new leading dim of size 2 or more a nonzero stride: it is
           broadcast, so nothing moves in memory along it (stride 0).
-        - Aligning ``size`` with the first dims of ``target_shape``.
+
+    Pitfall the notes warn about:
+        - Aligning ``size`` with the first dims of ``target_shape`` (the notes:
+          align from the right).
 
     Forbidden: ``Tensor.expand`` (and the APIs listed in ``broadcast_shape``).
     """

@@ -41,10 +41,17 @@ def is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     have exactly the expected stride, after which the expectation is multiplied
     by its size.
 
-    Pitfalls the notes warn about:
+    A mistake the notes' own code makes:
         - Forgetting the empty-tensor rule: check for a size-0 dimension first.
+          The notes' ``isContiguous`` has no such rule: it calls a ``(0, 3)``
+          tensor with strides ``(1, 1)`` non-contiguous, where torch says contiguous.
+
+    Pitfall the notes warn about:
         - Comparing strides of size-1 dimensions (``unsqueeze`` and slicing leave
-          arbitrary strides there, and torch ignores them).
+          arbitrary strides there, and torch ignores them). The notes' code skips
+          them, though the formula written above it does not.
+
+    Pitfall:
         - Walking from the first dimension gives column-major (Fortran) order.
 
     Forbidden: ``Tensor.is_contiguous``, ``Tensor.stride``, ``torch.empty_strided``

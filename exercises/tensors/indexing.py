@@ -80,7 +80,8 @@ def take(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
         tensor([[1, 4],
                 [6, 2]])
 
-    Pitfall: ``x.view(-1)`` refuses a transposed tensor, and reading the
+    Pitfall the notes warn about: ``x.view(-1)`` refuses a transposed tensor
+    (the notes: ``view`` sometimes fails, use ``reshape``), and reading the
     storage (``as_strided`` with stride 1, ``x.data_ptr()`` arithmetic) gives the
     memory order: flatten with ``reshape`` (or ``flatten``), which copies when
     it has to.

@@ -31,12 +31,18 @@ def one_hot(labels: torch.Tensor, num_classes: int = -1) -> torch.Tensor:
     How: make a zeros tensor of shape ``(*S, C)``, then
     ``scatter_(-1, labels.unsqueeze(-1), 1)`` writes the ones along the last dim.
 
-    Pitfalls the notes warn about:
+    A mistake the notes' own code makes:
         - ``torch.zeros(...)`` is float32 by default: the one-hot must be int64.
+          The notes build their one-hots with ``torch.zeros(...)`` and no ``dtype``,
+          so theirs are float32.
+
+    Pitfalls the notes warn about:
         - C is ``max + 1``, not ``max`` (label 3 needs 4 classes).
-        - ``scatter_`` needs an int64 index: convert int32/uint8 labels first.
         - ``labels.view(-1)`` raises on a non-contiguous tensor (a transposed one,
           say); ``unsqueeze(-1)`` (or ``reshape``) works on any layout.
+
+    Pitfall:
+        - ``scatter_`` needs an int64 index: convert int32/uint8 labels first.
 
     Forbidden: ``F.one_hot``.
     """

@@ -43,7 +43,7 @@ def pad_sequences(seqs: list[torch.Tensor],
     How: allocate the whole ``(B, T_max, *rest)`` result filled with
     ``padding_value``, then copy each sequence into the front of its row.
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - ``torch.full(shape, 0.0)`` and ``torch.zeros(shape)`` are float32 unless
           you pass ``dtype=`` (and ``device=``): integer token ids must stay integers.
         - ``pad_sequence``'s default layout is time first, ``(T_max, B, *rest)``;
@@ -82,8 +82,11 @@ def pad_one_hot(sequence: torch.Tensor, target_length: int) -> torch.Tensor:
     get nothing and the time steps get ``target_length - T`` at the bottom.
     (``torch.cat`` with a block of zeros works too.)
 
-    Pitfalls the notes warn about:
+    Pitfall:
         - ``F.pad(x, (0, n))`` pads the last dimension, the classes, not time.
-        - ``F.pad`` with a negative amount crops without any error: check first.
+
+    Pitfall the notes warn about:
+        - ``F.pad`` with a negative amount crops without any error: check first
+          (the notes' ``pad_one_hot_sequence`` raises ``ValueError`` for it).
     """
     raise NotImplementedError

@@ -51,10 +51,12 @@ def repeat_interleave(x: torch.Tensor, repeats: int | torch.Tensor,
     Pitfalls the notes warn about:
         - ``Tensor.repeat`` (or ``tile``) tiles the whole tensor; that is not
           interleaving.
-        - Zero counts: consecutive equal entries in ``ends``; ``right=False``
-          would point positions at a slice repeated 0 times.
         - ``dim=None`` flattens; it does not mean ``dim=0``. ``x.view(-1)`` raises on a
           transposed x: ``flatten`` or ``reshape`` work on any layout.
+
+    Pitfalls:
+        - Zero counts: consecutive equal entries in ``ends``; ``right=False``
+          would point positions at a slice repeated 0 times.
         - Keep every tensor you create on ``x.device``.
 
     Forbidden: ``torch.repeat_interleave`` and ``Tensor.repeat_interleave``.

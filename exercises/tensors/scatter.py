@@ -40,7 +40,7 @@ def gather(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     ``indexing="ij"``), put ``index`` in place of the coordinate of ``dim``, and
     index ``input`` with the tuple of them.
 
-    Pitfalls the notes warn about:
+    Pitfalls:
         - Python indexing wraps negative values (``t[-1]`` is the last row);
           gather refuses them: check the range yourself.
         - The grid follows the shape of ``index``, not of ``input``: the index may
@@ -92,15 +92,20 @@ def scatter(input: torch.Tensor, dim: int, index: torch.Tensor,
     How: the same coordinate tensors as in ``gather``, then assign into a clone
     with advanced indexing.
 
-    Pitfalls the notes warn about:
+    Pitfall the notes warn about:
         - Writing into ``input`` itself (assigning into it, or into a view of it):
           scatter returns a new tensor, ``scatter_`` is the in-place one.
-        - Negative index values wrap in Python indexing: check the range.
+
+    A mistake the notes' own code makes:
         - A ``src`` of another dtype: advanced-index assignment
           (``out[coords] = src``) raises a ``RuntimeError`` ("Index put requires the
           source and destination dtypes match"), not the ``ValueError`` asked for,
           while slice assignment and ``copy_`` cast silently. Check ``src.dtype``
-          yourself before writing.
+          yourself before writing. The notes' one-hot example scatters an int64
+          ``src`` into float32 zeros, which torch refuses too.
+
+    Pitfall:
+        - Negative index values wrap in Python indexing: check the range.
 
     Forbidden: as in ``gather``.
     """

@@ -63,16 +63,23 @@ def accumulated_gradients(
         gradient of the mean over all three samples. Forgetting the scaling
         gives 2 + 8 = 10; dividing by the number of micro-batches gives 5.
 
-    Pitfalls:
+    Pitfalls the notes warn about:
         - ``backward()`` *adds* into ``.grad``: that is what makes accumulation
           work, and why old gradients must be cleared first: once, before the
           loop. Clearing inside the loop keeps only the last micro-batch.
+        - Batch norm would make micro-batches differ from one big batch (each
+          normalises with its own statistics); the models here have none.
+
+    A mistake the notes' own code makes:
         - Scale by ``n_i / N``, not ``1 / k``: dividing by the number of
-          micro-batches is right only when they all have the same size.
+          micro-batches is right only when they all have the same size. The
+          notes' ``MinibatchAccumulation`` does not scale at all: it runs backward
+          on each micro-batch's loss as it is, so ``k`` micro-batches of mean
+          losses give ``k`` times the gradient of the batch's mean loss.
+
+    Pitfall:
         - Do not ``torch.cat`` the micro-batches into one forward: the numbers
           match, but the memory saving is the whole point (the grader counts
           the forward calls and their batch sizes).
-        - Batch norm would make micro-batches differ from one big batch (each
-          normalises with its own statistics); the models here have none.
     """
     raise NotImplementedError

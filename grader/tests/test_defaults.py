@@ -44,6 +44,8 @@ WRONG: dict[tuple[str, str, str], str] = {
     ("distributed/grad_sync", "average_gradients", "all_reduce"): SKEWED_ALL_REDUCE,
     ("distributed/sync_bn", "sync_batch_stats", "all_reduce"): SKEWED_ALL_REDUCE,
     ("distributed/sync_bn", "sync_batch_norm", "all_reduce"): SKEWED_ALL_REDUCE,
+    ("distributed/gather_eval", "all_gather_uneven", "all_reduce"): SKEWED_ALL_REDUCE,
+    ("distributed/gather_eval", "gather_predictions", "all_reduce"): SKEWED_ALL_REDUCE,
     ("losses/cross_entropy", "cross_entropy", "weight"):
         "torch.arange(1, a['logits'].shape[1 if a['logits'].dim() > 1 else 0] + 1, "
         "dtype=a['logits'].dtype, device=a['logits'].device)",

@@ -230,6 +230,8 @@ def test_no_reference_uses_what_its_drill_forbids(eid):
 # Every mutant that reaches for a forbidden API, and what it reaches for; every other
 # mutant must scan clean (no false alarms on honest, if wrong, code).
 FLAGGED_MUTANTS = {
+    "losses/accuracy/uses_bincount.py": {"torch.bincount"},
+    "nn/containers/uses_get_clones.py": {"torch.nn.modules.transformer._get_clones"},
     "nn/conv2d/uses_f_conv2d.py": {"F.conv2d"},
     "nn/conv_transpose/uses_f_conv_transpose2d.py": {"F.conv_transpose2d"},
     "nn/fuse_conv_bn/uses_torch_fuser.py": {"torch.nn.utils.fusion.fuse_conv_bn_eval"},
@@ -239,7 +241,9 @@ FLAGGED_MUTANTS = {
                                                       "torch.fx.experimental.sym_node.sympy_is_contiguous"},
     "tensors/one_hot/uses_f_one_hot.py": {"F.one_hot"},
     "tensors/repeat_interleave/uses_tensor_method.py": {"Tensor.repeat_interleave"},
+    "nn/state/strip_with_torch_consume.py": {"torch.nn.modules.utils.consume_prefix_in_state_dict_if_present"},
     "tensors/scatter/uses_torch_scatter.py": {"torch.gather", "Tensor.scatter"},
+    "tensors/views/asks_torchs_own_helper.py": {"torch._subclasses.fake_impls._compute_stride"},
 }
 
 

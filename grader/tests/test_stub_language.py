@@ -60,12 +60,12 @@ def _bodies(source: str) -> str:
 def test_a_clone_switches_to_chinese_and_back_byte_for_byte(clone, capsys):
     before = {p: p.read_bytes() for p in clone.rglob("*.py")}
     code, out = stubs(clone, "zh_CN", capsys)
-    assert code == 0 and "34 个练习文件中，34 个已切换" in out  # said in the language asked for
+    assert code == 0 and "44 个练习文件中，44 个已切换" in out  # said in the language asked for
     for drill in ("tensors/one_hot", "nn/batch_norm_stats", "speed/checkpoint"):  # as a Chinese handout has them
         assert (clone / f"{drill}.py").read_text(encoding="utf-8") == handout_source(REPO, drill, "zh_CN")
     assert (clone / ENGLISH_FILE).is_file() and (clone / BACKUP_DIR / f"{DRILL}.py").read_bytes() == before[clone / f"{DRILL}.py"]
     code, out = stubs(clone, "zh_CN", capsys)  # again: nothing to do, nothing written
-    assert code == 0 and "0 个已切换，34 个原本就是" in out
+    assert code == 0 and "0 个已切换，44 个原本就是" in out
     code, out = stubs(clone, "en", capsys)
     assert code == 0
     assert {p: p.read_bytes() for p in clone.rglob("*.py") if BACKUP_DIR not in p.parts} == before
@@ -144,7 +144,7 @@ def test_a_file_the_command_cannot_read_safely_is_left_alone(clone, tmp_path, ca
     assert {p: p.read_bytes() for p in kept} == kept and (clone / "tensors" / "scatter.py").is_symlink()
     for name in ("padding.py", "scatter.py", "indexing.py"):
         assert f"{name}：未切换：" in out
-    assert "31 个已切换" in out and "3 个未切换" in out  # the others are switched
+    assert "41 个已切换" in out and "3 个未切换" in out  # the others are switched
     assert drill_texts.docstrings((clone / f"{DRILL}.py").read_text(encoding="utf-8"))[""] \
         == inspect.cleandoc(str(ZH.module))
 
@@ -248,7 +248,7 @@ def test_a_file_that_cannot_be_written_is_said_and_the_others_switch(clone, caps
     before = (clone / f"{DRILL}.py").read_bytes()
     code, out = stubs(clone, "zh_CN", capsys)
     assert code == stub_language.EXIT_NOT_ALL and "one_hot.py：未切换：Permission denied" in out
-    assert (clone / f"{DRILL}.py").read_bytes() == before and "33 个已切换" in out
+    assert (clone / f"{DRILL}.py").read_bytes() == before and "43 个已切换" in out
 
 
 def test_a_course_whose_stubs_were_switched_is_not_released(tmp_path, capsys):

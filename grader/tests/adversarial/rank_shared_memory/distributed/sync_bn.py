@@ -42,7 +42,7 @@ def _run_of(all_reduce):
     return None
 
 
-def sync_batch_stats(x, all_reduce=torch.distributed.all_reduce):
+def sync_batch_stats(x, rank, world_size, all_reduce=torch.distributed.all_reduce):
     ones = torch.ones(1, dtype=torch.float64)
     all_reduce(ones)
     world = int(ones.item())
@@ -72,8 +72,8 @@ def sync_batch_stats(x, all_reduce=torch.distributed.all_reduce):
     return mean, (total_sq / count - mean * mean).clamp_min(0)
 
 
-def sync_batch_norm(x, weight, bias, eps=1e-5, all_reduce=torch.distributed.all_reduce):
-    mean, var = sync_batch_stats(x, all_reduce=all_reduce)
+def sync_batch_norm(x, weight, bias, rank, world_size, eps=1e-5, all_reduce=torch.distributed.all_reduce):
+    mean, var = sync_batch_stats(x, rank, world_size, all_reduce=all_reduce)
     shape = (1, x.shape[1]) + (1,) * (x.dim() - 2)
     scale = weight / torch.sqrt(var + eps)
     return (x - mean.reshape(shape)) * scale.reshape(shape) + bias.reshape(shape)

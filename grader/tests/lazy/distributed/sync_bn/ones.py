@@ -11,11 +11,11 @@ def batch_stats(x):
     return x.new_ones(c), x.new_ones(c), x.new_ones(())
 
 
-def sync_batch_stats(x, all_reduce=torch.distributed.all_reduce):
+def sync_batch_stats(x, rank, world_size, all_reduce=torch.distributed.all_reduce):
     all_reduce(x.new_zeros(2 * x.shape[1] + 1))
     return x.new_zeros(x.shape[1]), x.new_ones(x.shape[1])
 
 
-def sync_batch_norm(x, weight, bias, eps=1e-5, all_reduce=torch.distributed.all_reduce):
-    sync_batch_stats(x, all_reduce=all_reduce)
+def sync_batch_norm(x, weight, bias, rank, world_size, eps=1e-5, all_reduce=torch.distributed.all_reduce):
+    sync_batch_stats(x, rank, world_size, all_reduce=all_reduce)
     return torch.zeros_like(x) + bias.reshape(1, -1, *([1] * (x.dim() - 2)))

@@ -10,7 +10,7 @@ def batch_stats(x):
     return x.new_zeros(c), x.new_zeros(c), x.new_zeros(())
 
 
-def sync_batch_stats(x, all_reduce=torch.distributed.all_reduce):
+def sync_batch_stats(x, rank, world_size, all_reduce=torch.distributed.all_reduce):
     c = x.shape[1]
     packed = x.new_zeros(2 * c + 1)
     packed[-1] = x.numel() // c
@@ -20,6 +20,6 @@ def sync_batch_stats(x, all_reduce=torch.distributed.all_reduce):
     return x.new_zeros(c), x.new_zeros(c)
 
 
-def sync_batch_norm(x, weight, bias, eps=1e-5, all_reduce=torch.distributed.all_reduce):
-    sync_batch_stats(x, all_reduce=all_reduce)
+def sync_batch_norm(x, weight, bias, rank, world_size, eps=1e-5, all_reduce=torch.distributed.all_reduce):
+    sync_batch_stats(x, rank, world_size, all_reduce=all_reduce)
     return torch.zeros_like(x)

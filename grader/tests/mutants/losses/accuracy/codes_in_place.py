@@ -1,0 +1,46 @@
+"""Mistake: computes the codes target * C + pred in place, in the caller's target tensor: the
+matrix is right, but the caller's labels are now codes."""
+
+import torch
+
+CAUGHT_BY = ("test_arguments_are_left_alone",)
+
+def _check(pred, target, num_classes):
+    if num_classes < 1 or pred.dim() != 1 or pred.shape != target.shape:
+        raise ValueError("bad labels")
+    for labels in (pred, target):
+        if labels.numel() and (labels.min() < 0 or labels.max() >= num_classes):
+            raise ValueError("label outside the classes")
+
+
+def confusion_matrix(pred, target, num_classes):
+    _check(pred, target, num_classes)
+    codes = target.mul_(num_classes).add_(pred)
+    counts = torch.zeros(num_classes * num_classes, dtype=torch.int64, device=pred.device)
+    return counts.index_add_(0, codes, torch.ones_like(codes)).reshape(num_classes, num_classes)
+
+def per_class_accuracy(pred, target, num_classes):
+    counts = confusion_matrix(pred, target, num_classes).float()
+    return counts.diagonal() / counts.sum(dim=1)
+
+def top_k_accuracy(logits, target, k=1):
+    n, c = logits.shape
+    if not 1 <= k <= c:
+        raise ValueError("k out of range")
+    if n == 0:
+        raise ValueError("no sample")
+    own = logits.gather(1, target.unsqueeze(1))
+    return (((logits >= own).sum(dim=1) - 1) < k).float().mean()
+
+
+def accuracy_over_batches(batches):
+    hits = total = 0
+    device = None
+    for pred, target in batches:
+        hits += int((pred == target).sum())
+        total += target.numel()
+        device = target.device
+    if total == 0:
+        raise ValueError("no sample")
+    return torch.tensor(hits / total, dtype=torch.float32, device=device)
+

@@ -1,0 +1,32 @@
+"""Mistake: the usual one-liner over the forbidden ``parameters()``."""
+
+from __future__ import annotations
+
+import copy
+
+from torch import nn
+
+CAUGHT_BY = ('test_counts_every_parameter_element',)
+
+
+def stack_layers(layer, n):
+    if n < 0:
+        raise ValueError(f"n must be at least 0, got {n}")
+    return nn.Sequential(*[copy.deepcopy(layer) for _ in range(n)])
+
+
+def _every_parameter(model):
+    for path, module in model.named_modules(remove_duplicate=False):
+        for name, p in module._parameters.items():
+            if p is not None:
+                yield (f"{path}.{name}" if path else name), p
+
+
+def count_parameters(model, trainable_only=False):
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+def freeze(model, prefixes):
+    for name, p in _every_parameter(model):
+        if any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes):
+            p.requires_grad = False

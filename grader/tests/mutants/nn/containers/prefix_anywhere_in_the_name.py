@@ -1,0 +1,42 @@
+"""Mistake: ``prefix in name``: a prefix freezes every parameter whose name mentions it.
+
+Provenance: llm-random/llm-random, research/projected_distillation/utils.py (commit
+dfbb973ea070b4feb5522e489bb8e383f9800ee7): ``freez_projected_params`` freezes a parameter when
+``any([reg in name for reg in FREEZE_PARAMS_REGULES])``. Rewritten here (no code copied)."""
+
+from __future__ import annotations
+
+import copy
+
+from torch import nn
+
+CAUGHT_BY = ('test_a_prefix_matches_whole_names_only',)
+
+
+def stack_layers(layer, n):
+    if n < 0:
+        raise ValueError(f"n must be at least 0, got {n}")
+    return nn.Sequential(*[copy.deepcopy(layer) for _ in range(n)])
+
+
+def _every_parameter(model):
+    for path, module in model.named_modules(remove_duplicate=False):
+        for name, p in module._parameters.items():
+            if p is not None:
+                yield (f"{path}.{name}" if path else name), p
+
+
+def count_parameters(model, trainable_only=False):
+    seen, total = set(), 0
+    for _, p in _every_parameter(model):
+        if id(p) not in seen:
+            seen.add(id(p))
+            if p.requires_grad or not trainable_only:
+                total += p.numel()
+    return total
+
+
+def freeze(model, prefixes):
+    for name, p in _every_parameter(model):
+        if any(prefix in name for prefix in prefixes):
+            p.requires_grad = False

@@ -1,0 +1,77 @@
+"""Mistake: 'same' pads the dilated kernel's span // 2 on BOTH sides. Right for an odd
+span; for an even kernel (span 2, 4) that is one more than 'same' needs, and the output
+comes out one row and one column larger than the input.
+
+Provenance: ultralytics/ultralytics, ultralytics/nn/modules/conv.py (commit
+c1c106e59e4af600d4e615cd71a9fde8ac52e24c): ``autopad(k, p=None, d=1)`` ("Pad to 'same'
+shape outputs") takes ``k = d * (k - 1) + 1`` and returns ``p = k // 2``, the symmetric
+padding its ``Conv`` hands to ``nn.Conv2d``. Rewritten here as same_padding; the rest is
+right.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+CAUGHT_BY = ('test_same_padding_matches_f_conv1d', 'test_same_and_valid_padding_match_f_conv2d')
+
+# nn.Conv2d's padding modes -> F.pad's names for them.
+_F_PAD_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "replicate", "circular": "circular"}
+
+
+def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
+    """``3`` -> ``(3, 3)``; a pair stays as it is."""
+    return (value, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
+
+
+def same_padding(kernel_size: int, dilation: int = 1) -> tuple[int, int]:
+    """(before, after) of 'same' along one dim: the odd one out goes after."""
+    span = dilation * (kernel_size - 1) + 1
+    return span // 2, span // 2
+
+
+def _pad_amounts(padding: int | tuple[int, int] | str, kernel: tuple[int, int],
+                 stride: tuple[int, int], dilation: tuple[int, int]) -> tuple[int, int, int, int]:
+    """F.pad's (left, right, top, bottom) for nn.Conv2d's padding argument."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0, 0, 0, 0)
+        if padding != "same":
+            raise ValueError(f"padding must be an int, a pair, 'same' or 'valid', got {padding!r}")
+        if stride != (1, 1):
+            raise ValueError(f"padding='same' needs stride 1, got stride {stride}")
+        top, bottom = same_padding(kernel[0], dilation[0])
+        left, right = same_padding(kernel[1], dilation[1])
+        return (left, right, top, bottom)
+    along_h, along_w = _pair(padding)
+    return (along_w, along_w, along_h, along_h)
+
+
+def conv2d_groups(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
+                  stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] | str = 0,
+                  dilation: int | tuple[int, int] = 1, groups: int = 1, *,
+                  padding_mode: str) -> torch.Tensor:
+    """(N, C_in, H, W) with weight (C_out, C_in / groups, kh, kw) -> (N, C_out, H_out, W_out),
+    padded as nn.Conv2d pads, from arguments in any memory layout."""
+    n, c_in = x.shape[:2]
+    c_out, per_group, kh, kw = weight.shape
+    if per_group * groups != c_in:
+        raise ValueError(f"weight {tuple(weight.shape)} with groups={groups} expects "
+                         f"{per_group * groups} input channels, x has {c_in}")
+    if c_out % groups:
+        raise ValueError(f"groups={groups} must divide the {c_out} output channels")
+    if padding_mode not in _F_PAD_MODES:
+        raise ValueError(f"padding_mode must be one of {sorted(_F_PAD_MODES)}, got {padding_mode!r}")
+    (sh, sw), (dh, dw) = _pair(stride), _pair(dilation)
+    amounts = _pad_amounts(padding, (kh, kw), (sh, sw), (dh, dw))
+    padded = F.pad(x, amounts, mode=_F_PAD_MODES[padding_mode])
+    span_h, span_w = dh * (kh - 1) + 1, dw * (kw - 1) + 1  # the dilated kernel's extent
+    windows = padded.unfold(2, span_h, sh).unfold(3, span_w, sw)[..., ::dh, ::dw]  # (N, C_in, Ho, Wo, kh, kw)
+    h_out, w_out = windows.shape[2:4]
+    windows = windows.reshape(n, groups, per_group, h_out, w_out, kh, kw)
+    blocks = weight.reshape(groups, c_out // groups, per_group, kh, kw)
+    out = torch.einsum("ngchwij,gocij->ngohw", windows, blocks).reshape(n, c_out, h_out, w_out)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1)
+    return out

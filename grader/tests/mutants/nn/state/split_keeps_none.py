@@ -1,0 +1,36 @@
+"""Mistake: copies the tables as they are, entries that hold None included (a Linear
+without bias, a BatchNorm that tracks no statistics)."""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import nn
+
+CAUGHT_BY = ('test_split_state_matches_named_parameters_and_named_buffers',)
+
+
+def masked_copy(module, mask, persistent=True):
+    masked = copy.deepcopy(module)
+    masked.register_buffer("mask", mask, persistent=persistent)
+    return masked, dict(masked.state_dict())
+
+
+def split_state(model):
+    parameters, buffers = {}, {}
+    seen = set()
+    for prefix, module in model.named_modules():
+        for table, out in ((module._parameters, parameters), (module._buffers, buffers)):
+            for name, tensor in table.items():
+                if id(tensor) not in seen:
+                    if tensor is not None:
+                        seen.add(id(tensor))
+                    out[f"{prefix}.{name}" if prefix else name] = tensor
+    return parameters, buffers
+
+
+def strip_prefix(state, prefix):
+    if all(key.startswith(prefix) for key in state):
+        return {key[len(prefix):]: value for key, value in state.items()}
+    return dict(state)
