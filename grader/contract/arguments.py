@@ -82,6 +82,9 @@ class Targets:
             return
         if isinstance(value, torch.nn.Module):
             if self._add(value, "modules", label):
+                for name, sub in value.named_modules():  # each submodule's own mode and tensors
+                    if name:
+                        self._add(sub, "modules", f"{label}.{name}")
                 for name, tensor in (*value.named_parameters(), *value.named_buffers()):
                     self._add(tensor, "modules", f"{label}.{name}")
         elif isinstance(value, torch.optim.Optimizer):

@@ -73,10 +73,12 @@ def write_grad(original: torch.Tensor, new: torch.Tensor) -> None:
 
 
 def module_changed(original: torch.nn.Module, new: torch.nn.Module) -> bool:
-    """Its training mode, or a parameter replaced by another."""
-    return original.training != new.training or any(
-        name in original._parameters and p is not original._parameters[name]
-        for name, p in new._parameters.items())
+    """Its own training mode, a parameter replaced by another, or a parameter or buffer
+    added or removed (a mask registered on the caller's module)."""
+    return (original.training != new.training
+            or set(original._parameters) != set(new._parameters) or set(original._buffers) != set(new._buffers)
+            or any(name in original._parameters and p is not original._parameters[name]
+                   for name, p in new._parameters.items()))
 
 
 def optimizer_changed(original: torch.optim.Optimizer, new: Any) -> bool:
@@ -101,7 +103,7 @@ def write_back(original: Any, new: Any) -> None:
     elif isinstance(original, torch.nn.Module):
         if not isinstance(new, torch.nn.Module):
             raise WireError("a module came back as something else")
-        original.train(new.training)
+        original.training = new.training  # its own mode: each submodule is written back in its turn
         for name, p in new._parameters.items():
             if name in original._parameters and p is not original._parameters[name]:
                 original._parameters[name] = p  # the student replaced a parameter

@@ -753,3 +753,51 @@ def test_an_answer_far_bigger_than_what_it_was_sent_is_refused():
            tensor_entry(dtype="float64", shape=[2**20], nbytes=2**23, buf=1)]
     decoder = Decoder(two, bytearray(9 * 2**20), known=[sent])
     assert decoder.value({"obj": 1}).shape == (2**20,)
+
+
+def _in_process(fn, *args, allowed=frozenset()):
+    """``fn(*args)`` as an in-process call runs it: what the argument guard reports."""
+    from grader.contract.arguments import ArgumentGuard
+
+    guard = ArgumentGuard(args, {}, allowed)
+    fn(*args)
+    return guard.settle()
+
+
+def _net() -> nn.Module:
+    return nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5), nn.Sequential(nn.BatchNorm1d(2)))
+
+
+def _register_mask(model):
+    model.register_buffer("mask", torch.ones(2))
+
+
+def _eval_the_dropout_only(model):
+    model.eval()
+    model[1].train()  # each submodule keeps its own mode: a recursive train() on the parent would undo this
+
+
+def test_a_buffer_registered_on_the_callers_module_is_seen_sandboxed_as_in_process():
+    """The sandbox reported no change for a mask registered on the caller's module (only
+    replaced parameters and the mode were compared), so a wrong answer scored where it lost
+    in-process."""
+    _, said = _answered(_register_mask, _net())
+    assert said and "modules, parameters or training mode" in said[0]
+    assert _in_process(_register_mask, _net())
+
+
+@pytest.mark.parametrize("allowed", [frozenset(), frozenset({"modules"})])
+def test_each_submodules_own_mode_comes_back_as_in_process(allowed):
+    """Allowed to change modules: each submodule's own mode is written back (a recursive
+    ``train()`` of the parent, written after its children, overwrote theirs); not allowed:
+    a submodule's change is named by its path, sandboxed as in-process."""
+    ours = _net()
+    _, said = _answered(_eval_the_dropout_only, ours, allowed=allowed)
+    theirs = _net()
+    said_here = _in_process(_eval_the_dropout_only, theirs, allowed=allowed)
+    assert [m.training for m in ours.modules()] == [m.training for m in theirs.modules()]
+    if allowed:
+        assert not said and not said_here
+        assert [m.training for m in ours.modules()] == [False, False, True, False, False]
+    else:
+        assert said and said_here and all(m.training for m in ours.modules())
