@@ -20,6 +20,7 @@ _COUNT = ("count with comparisons and sums (== against torch.arange, a one-hot) 
           "index_put_(..., accumulate=True) / scatter_add_")
 pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.bincount": _COUNT,
+    "Tensor.bincount": _COUNT,
     "torch.histc": _COUNT,
     "torch.histogram": _COUNT,
     "torch.histogramdd": _COUNT,
