@@ -66,8 +66,7 @@ def grade_submission(root: Path, config: dict[str, Any]) -> Results:
     request = GradingRequest(course=course, isolation=Isolation(given) if given in set(Isolation) else Isolation.SANDBOX,
                              limits=Limits(**config.get("limits") or {}), shrink=bool(config.get("shrink", True)),
                              secret=course_secret.read(secret_file) if secret_file.is_file() else None,
-                             only=tuple(config.get("only") or ()), profile=config.get("profile"),
-                             lang=i18n.current().lang)
+                             only=tuple(config.get("only") or ()), profile=config.get("profile"))
     results = grade(request, submission)
     if submission.notebook is not None:
         results["submission"] = str(submission.notebook["notebook"])

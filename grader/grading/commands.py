@@ -39,7 +39,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     request = GradingRequest(course=course, isolation=isolation(args.isolation, course, submission),
                              sandbox_off=tuple(args.sandbox_off or ()), limits=options.limits(args),
                              secret=secret, only=tuple(args.only or ()), profile=args.profile,
-                             shrink=not args.no_shrink, workers=args.workers, lang=lang)
+                             shrink=not args.no_shrink, workers=args.workers)
     # The zygote imports torch while this process does (with -n, pytest-xdist's
     # workers share it: ``GradingSession.pytest_configure_node``).
     zygote.start_early(request.isolation, request.sandbox_off,

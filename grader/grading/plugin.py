@@ -57,9 +57,9 @@ def grading_request(config: pytest.Config) -> GradingRequest | None:
 
 def _from_command_line(config: pytest.Config) -> GradingRequest:
     """The request a direct pytest run gives as options."""
-    def path(dest: str) -> Path | None:
+    def path(dest: str, resolve: bool = True) -> Path | None:
         value = config.getoption(dest)
-        return Path(value).resolve() if value else None
+        return None if not value else Path(value).resolve() if resolve else Path(value)
 
     try:
         secret = (None if config.getoption(options.PUBLIC_EXAMPLES.dest)
@@ -68,7 +68,7 @@ def _from_command_line(config: pytest.Config) -> GradingRequest:
         raise pytest.UsageError(str(exc)) from None
     return GradingRequest(
         folder=path(options.SUBMISSION.dest), reference=path(options.REFERENCE_DIR.dest),
-        results=Path(config.getoption(options.RESULTS.dest)) if config.getoption(options.RESULTS.dest) else None,
+        results=path(options.RESULTS.dest, resolve=False),
         isolation=Isolation(config.getoption(options.ISOLATION.dest)),
         sandbox_off=tuple(config.getoption(options.SANDBOX_OFF.dest) or ()),
         limits=Limits(call_s=config.getoption(options.CALL_TIMEOUT.dest),

@@ -5,8 +5,9 @@ Every front door builds one, once: ``grade`` and ``check`` from their command li
 ``grader.grading.pipeline.grade`` hands it to pytest as a plugin object; pytest-xdist's
 workers receive it as JSON in their ``workerinput``; only a direct ``pytest`` run
 (``tox -e cuda``, a course author's own) reads it from pytest's command line
-(``grader.grading.plugin``). Nothing in a grading reads an option, the environment or
-a context variable for what the request says.
+(``grader.grading.plugin``). Nothing in a grading reads an option or the environment
+for what the request says. A grading speaks no language: its results keep messages as
+ids, and each view renders them in its reader's (``grader.core.i18n``).
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from grader.core.course_secret import Secret
-from grader.core.i18n import Lang
 from grader.core.isolation import Isolation
 from grader.core.time_budgets import DEFAULT_CALL_TIMEOUT_S
 
 DEFAULT_TEST_TIMEOUT_S = 120.0
-PLUGIN_NAME = "torchdrill-request"  # the name pytest knows the request by
 WORKERINPUT_KEY = "torchdrill_request"  # where an xdist worker finds it
 
 
@@ -40,7 +39,7 @@ class Limits:
 @dataclass(frozen=True)
 class GradingRequest:
     """One grading: what is graded, with which tests, where its code runs, how long it
-    may take, which examples are drawn, which drills, and the language spoken."""
+    may take, which examples are drawn, and which drills."""
 
     course: Path | None = None  # holds tests/ (None: found from each test file's path)
     folder: Path | None = None  # the submission laid out like exercises/ (None: exercises/ of the course)
@@ -59,7 +58,6 @@ class GradingRequest:
     profile: str | None = None  # a hypothesis profile (None: the grading profile)
     shrink: bool = True
     workers: int = 0  # pytest-xdist workers (0: this process)
-    lang: Lang = Lang.EN
 
     @property
     def in_process(self) -> bool:
@@ -86,7 +84,7 @@ class GradingRequest:
                        "drill_budget_s": self.limits.drill_budget_s},
             "secret": None if self.secret is None else {"text": self.secret.text, "source": self.secret.source},
             "only": list(self.only), "marker": self.marker, "profile": self.profile, "shrink": self.shrink,
-            "workers": self.workers, "lang": self.lang.value,
+            "workers": self.workers,
         }
 
     @classmethod
@@ -100,12 +98,12 @@ class GradingRequest:
             limits=Limits(**data["limits"]),
             secret=None if secret is None else Secret(secret["text"], secret["source"]),
             only=tuple(data.get("only") or ()), marker=data.get("marker"), profile=data.get("profile"),
-            shrink=bool(data.get("shrink", True)), workers=int(data.get("workers") or 0),
-            lang=Lang(data.get("lang") or Lang.EN.value))
+            shrink=bool(data.get("shrink", True)), workers=int(data.get("workers") or 0))
 
 
 class RequestPlugin:
-    """The request, registered with pytest under ``PLUGIN_NAME`` (it has no hooks)."""
+    """The request, handed to pytest as a plugin (it has no hooks; ``grader.grading.plugin``
+    finds it by its type)."""
 
     def __init__(self, request: GradingRequest):
         self.request = request

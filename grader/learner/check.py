@@ -171,7 +171,7 @@ def run_check(root: Path, drill_id: str, submission: Path, timeout: float | None
                            path=syllabus.test_file(root, drill_id)))
     # The public examples: what a learner can replay, even with a secret in the environment.
     request = GradingRequest(course=root, folder=submission, only=(drill_id,), profile=QUICK_PROFILE,
-                             limits=Limits(test_s=timeout or 0), lang=i18n.current().lang)
+                             limits=Limits(test_s=timeout or 0))
     try:
         with _breakpoints_for_check(), _capped_output(MAX_CHECK_OUTPUT):
             results = run(request, pytest_args=["-p", "no:xdist", "-p", "no:debugging", "--capture=no"])
