@@ -11,6 +11,13 @@ visible to the mode, so their ``__init__`` is guarded while a call is in flight.
 
 The student may catch the exception the guard raises; it does not matter, the
 guard remembers every use and the grader fails the test afterwards.
+
+numpy does a forbidden API's work by another name (``np.bincount`` for ``torch.bincount``,
+an array's strides for ``Tensor.stride``), so a drill that forbids anything forbids numpy
+too: a tensor cannot be handed to it (``NUMPY_BRIDGES``), and numpy's modules refuse their
+attributes to a guarded call (``_NumpyGuard``). A function taken from numpy before the call
+(``from numpy import bincount``) and fed plain numbers (``Tensor.tolist``) still runs here;
+the sandbox's armor refuses numpy's attributes for good, and the static scan flags numpy.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeGuard, cast
 
+import torch
 from torch.overrides import TorchFunctionMode, get_ignored_functions, resolve_name
 
 from grader.core import engine_phrases
@@ -58,14 +66,25 @@ def resolve(dotted: str) -> object:
     raise ValueError(f"cannot resolve forbidden API {dotted!r}")
 
 
+# The ways a tensor reaches numpy, forbidden wherever anything is (numpy's own functions are
+# refused by ``_NumpyGuard``, not by name: the guard would otherwise refuse the aten operators
+# of their namesakes, ``numpy.add`` as ``aten::add``).
+NUMPY_BRIDGES = ("torch.Tensor.numpy", "torch.Tensor.__array__", "torch.Tensor.__dlpack__",
+                 "torch.utils.dlpack.to_dlpack")
+
+
 def expand(forbid: Mapping[str, str] | None) -> dict[str, str]:
     """Canonical name -> hint for every API the marker ``forbid`` forbids: a module's name
     (``torch.autograd.functional``, ``torch.nested``) stands for each public function and
-    class it offers (its ``__all__``); the first hint given for a name counts."""
+    class it offers (its ``__all__``); the first hint given for a name counts. A drill that
+    forbids anything forbids handing a tensor to numpy too (``NUMPY_BRIDGES``)."""
     hints: dict[str, str] = {}
     for name, hint in (forbid or {}).items():
         for member in members(canonical_name(name)):
             hints.setdefault(member, hint)
+    if hints:
+        for name in NUMPY_BRIDGES:
+            hints.setdefault(name, engine_phrases.NUMPY_INSTEAD)
     return hints
 
 
@@ -132,11 +151,14 @@ class Forbidden:
         for name in functions:
             by_identity.setdefault(id(resolve(name)), name)
         watched: dict[types.CodeType, tuple[str, str]] = {}
+        builtins: dict[tuple[int, str], tuple[str, str]] = {}
         for n, h in functions.items():
             obj = resolve(n)
             if _unseen_by_mode(obj):
                 watched[obj.__code__] = (n, h)
-        return _Targets(classes, functions, by_identity, watched)
+            elif _builtin_unseen_by_mode(obj):
+                builtins[_builtin_key(obj)] = (n, h)
+        return _Targets(classes, functions, by_identity, watched, builtins)
 
     @contextmanager
     def guard(self) -> Iterator[list[ForbiddenUse]]:
@@ -146,9 +168,9 @@ class Forbidden:
             yield uses
             return
         targets = self._targets
-        with _ClassGuard.active(targets.classes, uses), \
+        with _ClassGuard.active(targets.classes, uses), _NumpyGuard.active(uses), \
                 _FunctionMode(targets.functions, targets.by_identity, uses), \
-                _CallWatch.active(targets.watched, uses):
+                _CallWatch.active(targets.watched, targets.builtins, uses):
             yield uses
 
 
@@ -158,6 +180,7 @@ class _Targets:
     functions: dict[str, str]  # name -> hint: refused by the TorchFunctionMode
     by_identity: dict[int, str]  # id(forbidden object) -> name, for unnamed builtins
     watched: dict[types.CodeType, tuple[str, str]]  # code -> (name, hint): the call watch
+    builtins: dict[tuple[int, str], tuple[str, str]]  # _builtin_key -> (name, hint): the call watch
 
 
 class _FunctionMode(TorchFunctionMode):
@@ -200,21 +223,30 @@ class _CallWatch:
     ``torch.broadcast_shapes`` takes no tensor, so no ``TorchFunctionMode`` hears of
     it (torch lists such functions in ``get_ignored_functions``). A profile hook on
     the calling thread watches for their code being entered, whatever name the
-    student imported the function under.
+    student imported the function under; and for a call of a forbidden builtin that
+    never asks for the protocol (autograd's engine, ``Variable._execution_engine.
+    run_backward``), bound to the same object however it was reached.
     """
 
     @staticmethod
     @contextmanager
     def active(targets: dict[types.CodeType, tuple[str, str]],
+               builtins: dict[tuple[int, str], tuple[str, str]],
                uses: list[ForbiddenUse]) -> Iterator[None]:
-        if not targets:
+        if not targets and not builtins:
             yield
             return
         previous = sys.getprofile()
+        names = frozenset(name for _, name in builtins)
 
         def watch(frame, event, arg):
-            if event == "call" and frame.f_code in targets:
-                name, hint = targets[frame.f_code]
+            found = None
+            if event == "call":
+                found = targets.get(frame.f_code)
+            elif event == "c_call" and builtins:
+                found = _watched_builtin(arg, builtins, names)
+            if found is not None:
+                name, hint = found
                 uses.append(ForbiddenUse(name, hint))
                 raise ForbiddenAPIError(f"{name} is forbidden in this drill")
             if previous is not None:
@@ -241,6 +273,118 @@ def _unseen_by_mode(obj: object) -> TypeGuard[types.FunctionType]:
     if obj in get_ignored_functions():
         return True
     return not any(name.startswith("has_torch_function") for name in obj.__code__.co_names)
+
+
+# torch's generated bindings of its operators: their builtins ask for ``__torch_function__``
+_OPERATOR_HOMES = ("torch._C._VariableFunctions", "torch._C._nn", "torch._C._linalg", "torch._C._special",
+                   "torch._C._fft", "torch._C._nested", "torch._C._sparse")
+
+
+def _builtin_unseen_by_mode(obj: object) -> bool:
+    """A C function, or a C method bound or not, that is no operator binding of torch's
+    and no tensor method: no ``TorchFunctionMode`` hears of it (``torch._C._to_dlpack``,
+    autograd's engine)."""
+    if isinstance(obj, types.MethodDescriptorType):
+        return not issubclass(obj.__objclass__, torch._C.TensorBase)
+    if not isinstance(obj, types.BuiltinFunctionType):
+        return False
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, type):
+        return False
+    return getattr(owner, "__name__", None) not in _OPERATOR_HOMES
+
+
+def _builtin_key(fn: object) -> tuple[int, str]:
+    """What a C function's every binding shares: the object it is bound to (for a method
+    not yet bound, its class), and its name."""
+    if isinstance(fn, types.MethodDescriptorType):
+        return id(fn.__objclass__), fn.__name__
+    return id(getattr(fn, "__self__", None)), getattr(fn, "__name__", "")
+
+
+def _watched_builtin(fn: object, builtins: dict[tuple[int, str], tuple[str, str]],
+                     names: frozenset[str]) -> tuple[str, str] | None:
+    """The forbidden builtin a C call (``c_call``'s argument) is: bound to that object, or a
+    method of that object's class (a second engine of autograd's class is one too)."""
+    key = _builtin_key(fn)
+    found = builtins.get(key)
+    if found is None and key[1] in names:
+        for cls in type(getattr(fn, "__self__", None)).__mro__:
+            found = builtins.get((id(cls), key[1]))
+            if found is not None:
+                break
+    return found
+
+
+# Code that may take numpy's attributes inside a guarded call: numpy's and torch's own (a
+# module torch imports lazily, ``torch._dynamo.utils``, reads ``np.fft`` as it loads), and the
+# import system's (which looks a name up before the importing code takes it).
+_NUMPY_USERS = ("numpy", "torch", "importlib")
+
+
+class _NumpyModule(types.ModuleType):
+    """A numpy module whose attributes a guarded call may not take (``_NumpyGuard``)."""
+
+    def __getattribute__(self, attr: str) -> Any:
+        if attr == "__dict__" or not attr.startswith("__"):
+            caller = sys._getframe(1).f_globals.get("__name__")
+            if not isinstance(caller, str) or caller.partition(".")[0] not in _NUMPY_USERS:
+                _NumpyGuard.refuse(types.ModuleType.__getattribute__(self, "__name__"), attr)
+        return super().__getattribute__(attr)
+
+
+class _NumpyGuard:
+    """numpy's modules take a class of ours the first time a call is guarded (and so do
+    those loaded later): an attribute taken from one (``np.bincount``,
+    ``numpy.lib.stride_tricks``) by a thread whose call is guarded is a forbidden use;
+    anyone else gets it as before. ``forever`` refuses them to every thread, for good (the
+    sandbox's armor, before the submission is imported)."""
+
+    _lock = threading.Lock()
+    _local = threading.local()
+    _seen = 0  # len(sys.modules) when numpy's modules were last looked for
+    _report: ClassVar[Callable[[str, str], None] | None] = None
+
+    @classmethod
+    def refuse(cls, module: str, attr: str) -> None:
+        name = f"{module}.{attr}"
+        uses = getattr(cls._local, "uses", None)
+        if uses is not None:
+            uses.append(ForbiddenUse(name, engine_phrases.NUMPY_INSTEAD))
+        elif cls._report is not None:
+            cls._report(name, engine_phrases.NUMPY_INSTEAD)
+        else:
+            return
+        raise ForbiddenAPIError(f"{name} is forbidden in this drill")
+
+    @classmethod
+    def _take_modules(cls) -> None:
+        with cls._lock:
+            if len(sys.modules) == cls._seen:
+                return
+            for name, module in list(sys.modules.items()):
+                if (name == "numpy" or name.startswith("numpy.")) and type(module) is types.ModuleType:
+                    module.__class__ = _NumpyModule
+            cls._seen = len(sys.modules)
+
+    @classmethod
+    @contextmanager
+    def active(cls, uses: list[ForbiddenUse]) -> Iterator[None]:
+        cls._take_modules()
+        previous = getattr(cls._local, "uses", None)
+        cls._local.uses = uses
+        try:
+            yield
+        finally:
+            cls._local.uses = previous
+
+    @classmethod
+    def forever(cls, report: Callable[[str, str], None]) -> None:
+        cls._report = report
+        cls._take_modules()
+
+
+refuse_numpy_forever = _NumpyGuard.forever
 
 
 class _ClassGuard:

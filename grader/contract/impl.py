@@ -25,7 +25,7 @@ from grader.contract.arguments import allowed_kinds, guarded
 from grader.contract.call import CallTimedOut, call_clock, guarded_call, refuse_after_timeouts
 from grader.contract.describe import describe
 from grader.contract.effects import observed
-from grader.contract.forbid import Forbidden
+from grader.contract.forbid import Forbidden, ForbiddenUse
 from grader.contract.loader import exercise_path, load_exercise
 from grader.core.i18n import Message
 from grader.core.outcomes import StudentError, SubmissionError, TimedOut, worded
@@ -75,6 +75,7 @@ class Implementation:
         self.mutations: list[str] = []
         self._changed: list[str] = []  # what earlier calls changed (``changed_arguments``)
         self._module: ModuleType | None = None
+        self._used_on_import: ForbiddenUse | None = None
         self._source = source
 
     def _fresh(self) -> None:
@@ -106,12 +107,26 @@ class Implementation:
 
     @property
     def module(self) -> ModuleType:
+        """The submission's module, imported under the drill's guard: what its top level
+        takes of a forbidden API (``from numpy import bincount``) is a use, failing every
+        call (as a sandbox worker's armor refuses it)."""
         if self._module is None:
-            self._module = load_exercise(self.root, self.exercise_id, source=self._source)
+            module: ModuleType | None = None
+            with self.forbidden.guard() as uses:
+                try:
+                    module = load_exercise(self.root, self.exercise_id, source=self._source)
+                except SubmissionError:  # the import failed: for the forbidden use, if it made one
+                    if not uses:
+                        raise
+            self._used_on_import = uses[0] if uses else None
+            self._module = module if module is not None else ModuleType(self.exercise_id)
         return self._module
 
     def function(self, name: str) -> Callable[..., Any]:
-        fn = getattr(self.module, name, None)
+        module = self.module
+        if self._used_on_import is not None:
+            raise self._used_on_import.failure(f"{name}()")
+        fn = getattr(module, name, None)
         if not callable(fn):
             raise SubmissionError(Message("{path} defines no function {name}()", {"path": str(self.path), "name": name}))
         return fn

@@ -38,6 +38,8 @@ RANK_ARGUMENT = N_("rank {rank}'s argument {name}")
 # A kept message that stopped another property (``differences.STOPPED_TEXT``'s ``{defect}``)
 # says its own words inside that one: the messages of a failed check that are no comparison.
 FORBIDDEN = N_("{function} called {name}, which this drill forbids. Instead: {hint}")  # grader.contract.forbid
+# the hint of numpy, which every drill that forbids an API forbids too (grader.contract.forbid.NUMPY)
+NUMPY_INSTEAD = N_("work with torch's tensors: numpy would do the forbidden work by another name")
 RAISED_OTHER = N_("expected {expected} when {when}, but {function} raised {kind}: {error}")  # expect_raises
 RETURNED_NORMALLY = N_("expected {expected} when {when}, but the call returned normally")  # expect_raises
 STUDENT_RAISED = N_("{function} raised {kind}: {error}")  # grader.core.outcomes.StudentError
@@ -48,7 +50,7 @@ LIST_SEPARATOR = N_("; ")
 
 TEMPLATES = (RESULT, VALUES_SUMMARY, RNG, DEFAULT_DTYPE, GRAD_MODE, THREADS, DETERMINISTIC,
              CHANGED_IN_PLACE, CHANGED_GRAD, CHANGED_REQUIRES_GRAD, CHANGED_MODULE, CHANGED_OPTIMIZER,
-             RANK_ARGUMENT, ARGUMENT, FORBIDDEN, RAISED_OTHER, RETURNED_NORMALLY, STUDENT_RAISED, ASSERTION_FAILED)
+             RANK_ARGUMENT, ARGUMENT, FORBIDDEN, NUMPY_INSTEAD, RAISED_OTHER, RETURNED_NORMALLY, STUDENT_RAISED, ASSERTION_FAILED)
 
 
 def phrases(t: Translator) -> dict[str, str]:

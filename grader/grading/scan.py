@@ -46,7 +46,7 @@ ESCAPES = ("torch.ops", "torch._C", "torch.overrides", "torch.library", "sys.set
            "torch._refs", "torch._decomp", "torch._prims", "torch._prims_common",
            "torch._meta_registrations", "torch.__file__", "runpy", "linecache", "importlib.util",
            "importlib.machinery", "importlib.resources", "importlib.reload", "importlib.abc",
-           "pkgutil", "marshal",
+           "pkgutil", "marshal", "numpy",  # numpy does forbidden work by another name (forbid.NUMPY_BRIDGES)
            "grader")  # the grader's own modules: a sandbox worker refuses to import them
 # Attributes that lead from a torch module to its files.
 _SOURCE_ATTRIBUTES = frozenset({"__file__", "__spec__", "__loader__", "__cached__", "__path__"})

@@ -60,7 +60,7 @@ from typing import Any
 
 import torch
 
-from grader.contract.forbid import expand, resolve
+from grader.contract.forbid import NUMPY_BRIDGES, expand, refuse_numpy_forever, resolve
 from grader.sandbox.armor_audit import Sources, audit, torch_dir
 
 Report = Callable[[str, str], None]
@@ -122,6 +122,7 @@ KERNELS: dict[str, tuple[str, ...]] = {
     "torch.Tensor.scatter_reduce": ("scatter_reduce", "scatter_reduce_"),
     "torch.Tensor.scatter_reduce_": ("scatter_reduce", "scatter_reduce_"),
     "torch.empty_strided": (),  # the wire's own decoding makes empty strided tensors
+    **dict.fromkeys(NUMPY_BRIDGES, ()),  # the ways to numpy: no operator of their own
     "torch.Tensor.as_strided": (),  # and encodes through as_strided
     **{f"{_F}{name}": _POOLS for name in dir(torch.nn.functional) if "pool" in name},
     # log-sum-exp: torch.logsumexp, and what gives it at once (x - log_softmax(x), the last
@@ -449,6 +450,8 @@ def install(hints: Mapping[str, str], report: Report) -> list[str]:
         done += _refuse_twins(name, refuse, refused, files)
         for file in namesakes_of(name)[1]:
             closed.setdefault(file, (name, hint))
+    if hints:
+        refuse_numpy_forever(report)  # numpy's attributes: what a forbidden API does, by another name
     sources = Sources.of(files, closed) if hints else None
     audit(keep, sources, report)
     if sources is None:

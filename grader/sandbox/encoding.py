@@ -35,6 +35,8 @@ _size = torch._C.TensorBase.size
 _stride = torch._C.TensorBase.stride
 _is_conj = torch._C.TensorBase.is_conj
 _is_neg = torch._C.TensorBase.is_neg
+_numpy = torch._C.TensorBase.numpy  # Tensor.numpy is refused in a drill that forbids anything,
+_unguarded = torch._C.DisableTorchFunction  # and a rank's collective encodes inside its guarded call
 _storage_ptr = torch._C.StorageBase.data_ptr  # type: ignore[attr-defined]  # not in torch's stubs
 # A module's hook tables, read the same way (``_hooks_held``): its instance dict through
 # object's own lookup (a class cannot rebind its ``__dict__``), the tables' sizes through
@@ -184,7 +186,8 @@ class Encoder:
         if span:
             flat = torch.as_strided(data, (span,), (1,), data.storage_offset()).contiguous()
             # numpy's stubs give ndarray its __buffer__ only from Python 3.12 (mypy checks as 3.11)
-            self.buffers.append(memoryview(flat.view(torch.uint8).numpy()))  # type: ignore[arg-type]
+            with _unguarded():
+                self.buffers.append(memoryview(_numpy(flat.view(torch.uint8))))  # type: ignore[arg-type]
             out["buf"] = len(self.buffers) - 1
         self._grad(t, out)
         return out

@@ -92,15 +92,15 @@ GRADINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # torch's twins of a forbidden API (its decompositions and references), and its source run again
     "twins": (("twin_decomp", "twin_refs", "twin_nll", "twin_broadcast", "twin_pool", "source_reexec"), ()),
     # a forbidden capability's other spellings: torch.func's transforms, log_softmax, group_norm,
-    # nested tensors, a torch class's private pure-Python copy of the forbidden operator
+    # nested tensors, a torch class's private pure-Python copy of the forbidden operator, numpy
     "capabilities": (("twin_func", "twin_log_softmax", "twin_group_norm", "twin_nested",
-                      "twin_sharded_scaler"), ()),
+                      "twin_sharded_scaler", "numpy_route"), ()),
     # write-back, clean-up of what a worker leaves, and a full scratch disk
     "leftovers": (("steer_labels", "deep_tree", "fill_scratch"), ()),
     # what a student built, run on the grader's side; native code of its own in the worker
     "native": (("module_bomb", "native_code"), ()),
     # the wire carries aliasing and content, not the worker's claims
-    "aliasing": (("view_answer", "numpy_write"), ()),
+    "aliasing": (("view_answer",), ()),  # a write through numpy: grader/tests/same_verdict/numpy_write
     # what the grader does with a student's objects runs under the drill's budget and is bounded
     "budgets": (("describe_bomb", "module_swarm"), ("--drill-budget", str(BUDGET_S))),
 }
@@ -618,14 +618,16 @@ def check_channel_forge(g: Graded, report: str | None) -> None:
                           for t in called), [(t["name"], t["outcome"], t["message"][:200]) for t in called]
 
 
+def check_numpy_route(g: Graded, report: str | None) -> None:
+    """Refused as numpy, whichever function the grading called first."""
+    called = [t for t in records_of(g.results, "losses/accuracy") if t["outcome"] != "not_run"]
+    assert called and all("called numpy." in (t["message"] or "") for t in called), \
+        [(t["name"], t["message"][:200]) for t in called if "called numpy." not in (t["message"] or "")]
+
+
 def check_view_answer(g: Graded, report: str | None) -> None:
     text = _message_of(g, "view_answer", "test_results_share_no_memory_with_the_arguments")
     assert "shares memory with an argument" in text, text[:2000]  # not only the wrong shape
-
-
-def check_numpy_write(g: Graded, report: str | None) -> None:
-    text = _message_of(g, "numpy_write", "test_inputs_unchanged")
-    assert "in place" in text and "changed argument" in text, text[:2000]  # not only the wrong shape
 
 
 def check_deep_tree(g: Graded, report: str) -> None:

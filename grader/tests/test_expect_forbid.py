@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 import pytest
@@ -148,3 +149,58 @@ def test_a_module_in_a_marker_forbids_every_api_of_it():
         with pytest.raises(ForbiddenAPIError):
             torch.autograd.functional.vhp(lambda x: (x ** 3).sum(), torch.ones(2), torch.ones(2))
     assert [u.name for u in uses] == ["torch.autograd.functional.vhp"]
+
+
+def test_a_drill_that_forbids_anything_forbids_numpy():
+    """np.bincount is torch.bincount by another name: a guarded call may not hand a tensor to
+    numpy, nor take numpy's attributes (from its plain numbers either); torch's own code may
+    (its lazily imported modules read numpy as they load), and so may anyone outside the call."""
+    import numpy as np
+
+    forbidden = Forbidden.from_marker({"torch.bincount": "count with index_put_"})
+    labels = torch.tensor([0, 2, 2])
+    action: Callable[[], object]
+    for action, name in ((lambda: np.bincount(labels.tolist()), "numpy.bincount"),
+                         (lambda: labels.numpy(), "torch.Tensor.numpy"),
+                         (lambda: np.lib.stride_tricks, "numpy.lib"),
+                         (lambda: vars(np)["bincount"], "numpy.__dict__"),
+                         (lambda: torch.utils.dlpack.to_dlpack(labels), "torch.utils.dlpack.to_dlpack")):
+        with forbidden.guard() as uses:
+            with pytest.raises(ForbiddenAPIError):
+                action()
+        assert [u.name for u in uses] == [name]
+    with forbidden.guard() as uses:
+        importlib.import_module("torch._dynamo.utils")  # torch's code: np.fft at import
+        assert labels.sum().item() == 4
+    assert uses == []
+    assert np.bincount(labels.tolist()).tolist() == [1, 0, 2]  # outside the call, numpy is numpy
+    assert Forbidden.from_marker({}).hints == {}  # a drill that forbids nothing keeps numpy
+
+
+def test_a_numpy_function_taken_at_import_fails_every_call(tmp_path):
+    """``from numpy import bincount`` at the top of a drill's file is a use made as it loads:
+    every call of that drill fails on it (a sandbox worker's armor refuses it there too)."""
+    from grader.contract.impl import Implementation
+
+    (tmp_path / "losses").mkdir()
+    (tmp_path / "losses" / "counts.py").write_text(
+        "from numpy import bincount\n\ndef count(labels):\n    return bincount(labels.tolist())\n")
+    impl = Implementation(tmp_path, "losses/counts", Forbidden.from_marker({"torch.bincount": "by hand"}))
+    with pytest.raises(AssertionError, match=r"count\(\) called numpy.bincount"):
+        impl.count(torch.tensor([1, 1]))
+
+
+def test_guard_sees_autograds_engine_however_it_is_reached():
+    """The engine's run_backward is a C method no TorchFunctionMode hears of: the call watch
+    refuses it bound to torch's engine or to a new one of its class."""
+    engines = (torch.autograd.Variable._execution_engine, torch._C._ImperativeEngine())
+    forbidden = Forbidden.from_marker({"torch._C._ImperativeEngine.run_backward": "by hand"})
+    for engine in engines:
+        x = torch.ones(2, requires_grad=True)
+        with forbidden.guard() as uses:
+            with pytest.raises(ForbiddenAPIError):
+                engine.run_backward(((x * 2).sum(),), (torch.ones(()),), False, False, (x,), False)
+        assert [u.name for u in uses] == ["torch._C._ImperativeEngine.run_backward"]
+    x = torch.ones(2, requires_grad=True)
+    (x * 2).sum().backward()  # outside the call, autograd works
+    assert x.grad is not None and x.grad.tolist() == [2.0, 2.0]
