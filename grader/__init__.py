@@ -2,9 +2,10 @@
 what it owns and what it may import), top to bottom:
 
 - ``grader.cli``: the command line; parses arguments, imported by nothing;
-- ``grader.classroom`` | ``grader.learner`` | ``grader.authoring``: grading a class |
-  the learner's loop | what an instructor builds from the course, the handout and the
-  Gradescope zip (independent of each other);
+- ``grader.classroom`` | ``grader.learner`` | ``grader.authoring`` | ``grader.gradescope``:
+  grading a class | the learner's loop | what an instructor builds from the course, the
+  handout | everything Gradescope: the autograder zip, the run on Gradescope, its
+  results format (independent of each other);
 - ``grader.grading``: one grading: ``pipeline.grade``, the pytest plugin, its options;
 - ``grader.sandbox`` | ``grader.intake`` | ``grader.testing``: the processes that run
   untrusted code, and the wire to them | reading what is handed in (a folder, zip,

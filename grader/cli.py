@@ -2,11 +2,15 @@
 
 Every command lives in the layer it belongs to (``grader.grading.commands``:
 ``grade``, ``report``; ``grader.learner``: ``list``, ``check``, ``watch``, ``hint``, ``stubs``;
-``grader.authoring``: ``release``, ``gradescope-autograder``, ``secret``;
+``grader.authoring``: ``release``, ``secret``;
+``grader.gradescope.autograder``: ``gradescope-autograder``;
 ``grader.classroom.classgrade``: ``grade-all``, ``merge``;
 ``grader.classroom.term_commands``: ``extend``, ``override``) as a
 ``cmd_*`` function of the parsed arguments returning the exit code. This module
-is the top of the package: nothing imports it.
+is the top of the package: nothing imports it. It also hands Gradescope's results
+writers (``grader.gradescope.results``) to the commands that write them with
+``--format gradescope``, whose rooms may not import Gradescope's: ``grade`` and
+``report`` (``write_gradescope``), and the class commands (``write_gradescope_class``).
 """
 
 from __future__ import annotations
@@ -19,12 +23,14 @@ from pathlib import Path
 from typing import NoReturn
 
 import grader
-from grader.authoring import gradescope, make_secret, release
+from grader.authoring import make_secret, release
 from grader.authoring.audit import command as audit_command
 from grader.classroom import classgrade, term_commands
 from grader.core import i18n, syllabus
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError, UsageError
 from grader.core.i18n import N_, _
+from grader.gradescope import autograder
+from grader.gradescope import results as gradescope_results
 from grader.grading import commands, options
 from grader.learner import check, hint, listing, stub_language, watch
 
@@ -222,6 +228,7 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--junit", metavar="FILE", help=_("also write JUnit XML to FILE (for CI dashboards)"))
     p.add_argument("-v", "--verbose", action="store_true",
                    help=_("print every failing property's counterexample under the table"))
+    p.set_defaults(write_gradescope=gradescope_results.write_gradescope)
 
 
 # ------------------------------------------------------------------ the learner's loop
@@ -408,6 +415,7 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
                           "once the stub, names, comments and layout are left out (default "
                           "{threshold}); flags are evidence for a person, never a penalty",
                           threshold=f"{classgrade.similarity.DEFAULT_THRESHOLD:g}"))
+    _writes_gradescope_class(g)
     g.set_defaults(run=classgrade.cmd_grade_all)
 
 
@@ -426,7 +434,14 @@ def _merge(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--course", metavar="DIR", help=_("course folder (default: found upwards)"))
     m.add_argument("--format", action="append", choices=["gradescope"],
                    help=_("also write DIR/gradescope/ID.json for every student"))
+    _writes_gradescope_class(m)
     m.set_defaults(run=classgrade.cmd_merge)
+
+
+def _writes_gradescope_class(p: argparse.ArgumentParser) -> None:
+    """A class command writes Gradescope's per-student files (asked with ``--format
+    gradescope``, or again where an earlier command wrote them) with this writer."""
+    p.set_defaults(write_gradescope_class=gradescope_results.write_gradescope_class)
 
 
 def _extend(sub: argparse._SubParsersAction) -> None:
@@ -455,6 +470,7 @@ def _extend(sub: argparse._SubParsersAction) -> None:
 def _decision_about(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help=_("the grade-all folder (holding gradebook.sqlite)"))
     p.add_argument("student", metavar="STUDENT", help=_("the student id"))
+    _writes_gradescope_class(p)
 
 
 def _decided_by(p: argparse.ArgumentParser) -> None:
@@ -497,10 +513,10 @@ def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:
     options.add_to_parser(g, isolation_default="sandbox", isolation_help=(
         _("where submissions' code runs on Gradescope (default sandbox: confined workers, "
           "with whichever layers Gradescope's machine offers; process: unconfined workers)")))
-    g.add_argument("--torch-index", metavar="URL", default=gradescope.DEFAULT_TORCH_INDEX,
+    g.add_argument("--torch-index", metavar="URL", default=autograder.DEFAULT_TORCH_INDEX,
                    help=_("the package index setup.sh installs torch's CPU build from (default: "
                           "PyTorch's CPU wheel index; PyPI's Linux torch pulls the CUDA packages)"))
-    g.set_defaults(run=gradescope.cmd_gradescope_autograder)
+    g.set_defaults(run=autograder.cmd_gradescope_autograder)
 
 
 def _secret(sub: argparse._SubParsersAction) -> None:

@@ -37,7 +37,7 @@ from grader.authoring.public_tests import (
     hidden_names,
     public_properties,
 )
-from grader.authoring.student_files import ReleaseError, student_pyproject, student_readme, student_tox_ini, with_language
+from grader.authoring.student_files import ReleaseError, student_pyproject, student_readme, student_tox_ini
 from grader.core import docstring_record, drill_texts, i18n, syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
@@ -164,7 +164,7 @@ def _write_handout(root: Path, out: Path, course: syllabus.Course,
             shutil.copy2(path, out / path.name)
     if lang is not i18n.Lang.EN and (out / syllabus.COURSE_FILE).is_file():
         path = out / syllabus.COURSE_FILE
-        path.write_text(with_language(path.read_text(encoding="utf-8"), lang.value), encoding="utf-8")
+        path.write_text(syllabus.with_language(path.read_text(encoding="utf-8"), lang.value), encoding="utf-8")
     student_pyproject(out / "pyproject.toml")
     (out / "tox.ini").write_text(student_tox_ini(root / "tox.ini"), encoding="utf-8")
     (out / "README.md").write_text(student_readme(root, course, public, notebooks, lang.value), encoding="utf-8")

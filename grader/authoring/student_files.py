@@ -1,7 +1,8 @@
 """The files a release writes for the student rather than copies: ``tox.ini`` with the
 environments a handout can run, ``pyproject.toml`` whose bare ``pytest`` runs the
-drills' public tests, ``README.md`` (``grader/authoring/templates/student_README.md.j2``),
-and ``course.toml`` in the handout's language (``with_language``; the Gradescope zip's too).
+drills' public tests and ``README.md`` (``grader/authoring/templates/student_README.md.j2``).
+``course.toml`` in the handout's language is ``grader.core.syllabus.with_language``'s
+(the Gradescope zip's too).
 """
 
 from __future__ import annotations
@@ -23,21 +24,6 @@ NOT_IN_A_HANDOUT = re.compile(r"\breference\b|grader/tests|\bdocs\b|\bsphinx-bui
 
 class ReleaseError(UsageError):
     """The handout cannot be made, or would leak; one clear sentence (or a list of leaks)."""
-
-
-def with_language(text: str, lang: str) -> str:
-    """course.toml's ``text`` with its ``language`` set to ``lang`` (a handout in that
-    language): the key replaced, or added before the first table."""
-    lines = text.splitlines(keepends=True)
-    setting = f'language = "{lang}"\n'
-    for i, line in enumerate(lines):
-        if re.match(r"\s*language\s*=", line):
-            lines[i] = setting
-            return "".join(lines)
-        if line.lstrip().startswith("["):
-            lines.insert(i, setting + "\n")
-            return "".join(lines)
-    return "".join(lines) + setting
 
 
 def student_pyproject(path: Path) -> None:

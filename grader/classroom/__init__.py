@@ -5,7 +5,7 @@ tables in it (``term_tables``), the term grades settled from them (``term``) and
 ``extend`` and ``override`` commands (``term_commands``), the reports and exports made
 from the gradebook (``publishing``), the
 similarity evidence (``similarity``, with what a drill's docstring dictates in
-``dictated_code``) and grading one submission on Gradescope (``gradescope_run``; the
-zip it runs in is built by ``grader.authoring``). May import ``grader.grading`` and
-the layers below it, never ``grader.learner`` or ``grader.authoring``.
+``dictated_code``). May import ``grader.grading`` and the layers below it, never
+``grader.learner``, ``grader.authoring`` or ``grader.gradescope`` (the class's
+Gradescope files are written by the writer the command line hands in).
 """

@@ -44,7 +44,7 @@ from rich.text import Text
 from grader.classroom import gradebook, gradeproc, similarity, term, term_tables
 from grader.classroom.gradebook import Gradebook, GradebookError
 from grader.classroom.jobs import GradingAnswer, GradingJob, Part
-from grader.classroom.publishing import publish, write_student
+from grader.classroom.publishing import gradescope_files, publish, write_student
 from grader.classroom.runners import DaskRunner, Job, LocalRunner, Runner
 from grader.core import assignments, course_secret, i18n, results_json
 from grader.core.course_secret import Secret
@@ -338,7 +338,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                 except Exception as exc:  # noqa: BLE001 - evidence is extra: the grades and reports go on
                     console.print("[yellow]" + _("similarity") + "[/]: " + _(
                         "not computed ({kind}: {error})", kind=type(exc).__name__, error=exc), highlight=False)
-            written = publish(book, out, course, "gradescope" in (args.format or []), found,
+            written = publish(book, out, course, gradescope_files(args, "gradescope" in (args.format or [])), found,
                               reuse=not args.no_similarity, graded=grading.tally.graded,
                               lang=getattr(args, "lang", i18n.Lang.EN))
             current = settled(book, course)
@@ -471,7 +471,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
             if merged.replaced and merged.submission is not None:
                 write_student(out, course, student, book.results_of(merged.submission),
                               getattr(args, "lang", i18n.Lang.EN))
-        written = publish(book, out, course, "gradescope" in (args.format or []),
+        written = publish(book, out, course, gradescope_files(args, "gradescope" in (args.format or [])),
                           lang=getattr(args, "lang", i18n.Lang.EN))
     for what, where in written.items():
         print(written_line(what, where))

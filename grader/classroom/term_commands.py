@@ -24,7 +24,7 @@ from pathlib import Path
 from grader.classroom import gradebook, term_tables
 from grader.classroom.classgrade import written_line
 from grader.classroom.gradebook import Gradebook
-from grader.classroom.publishing import publish
+from grader.classroom.publishing import gradescope_files, publish
 from grader.classroom.term import assignments_of, now
 from grader.core import assignments as course_assignments
 from grader.core.assignments import Assignment
@@ -67,7 +67,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
                     class_due=assignment.due.isoformat()))
         if given is None and reason:
             print(_("the reason in force is kept: {reason}", reason=reason))
-        return _republish(book, out, course)
+        return _republish(book, out, course, args)
 
 
 def cmd_override(args: argparse.Namespace) -> int:
@@ -102,7 +102,7 @@ def cmd_override(args: argparse.Namespace) -> int:
                      points=f"{points:g}"))
         if given is None and reason:
             print(_("the reason in force is kept: {reason}", reason=reason))
-        return _republish(book, out, course)
+        return _republish(book, out, course, args)
 
 
 MAX_EXTENSION_DAYS = 3650  # ten years: past that, a date typed wrong
@@ -149,8 +149,8 @@ def parse_until(text: str, assignment: Assignment) -> datetime:
     return when if when.tzinfo is not None else course_assignments.localize(when, assignment.zone)
 
 
-def _republish(book: Gradebook, out: Path, course: Path) -> int:
-    written = publish(book, out, course, gradescope=ClassLayout(out).gradescope.is_dir())
+def _republish(book: Gradebook, out: Path, course: Path, args: argparse.Namespace) -> int:
+    written = publish(book, out, course, gradescope=gradescope_files(args, ClassLayout(out).gradescope.is_dir()))
     for what, where in written.items():
         print(written_line(what, where))
     return EXIT_OK

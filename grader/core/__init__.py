@@ -11,8 +11,7 @@ imports nothing else of the grader. By job:
   a learner's work); its term: ``assignments``, ``late_policy``, ``term_grades``;
 - a submission: ``sources`` (which files are graded and how they are read),
   ``students`` (the rule for student ids), ``isolation`` (the isolation modes),
-  ``course_secret`` (what an official grading draws from), ``gradescope`` (where the
-  Gradescope zip's files lie);
+  ``course_secret`` (what an official grading draws from);
 - words and places: ``i18n`` (the reader's language), ``drill_texts`` (a drill's words
   in another language), ``engine_phrases`` (the engine's words inside kept messages),
   ``layout`` (where commands write), ``files`` (writing files whole), ``errors`` (the

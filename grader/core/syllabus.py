@@ -238,6 +238,21 @@ def listed_ids(root: Path) -> list[str]:
     return [d.id for d in _parse(root, path).drills] if path.is_file() else []
 
 
+def with_language(text: str, lang: str) -> str:
+    """course.toml's ``text`` with its ``language`` set to ``lang`` (a handout in that
+    language): the key replaced, or added before the first table."""
+    lines = text.splitlines(keepends=True)
+    setting = f'language = "{lang}"\n'
+    for i, line in enumerate(lines):
+        if re.match(r"\s*language\s*=", line):
+            lines[i] = setting
+            return "".join(lines)
+        if line.lstrip().startswith("["):
+            lines.insert(i, setting + "\n")
+            return "".join(lines)
+    return "".join(lines) + setting
+
+
 def _course_from_ids(root: Path, ids: list[str]) -> Course:
     topics: dict[str, list[Drill]] = {}
     for drill_id in sorted(ids):

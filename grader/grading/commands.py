@@ -6,6 +6,10 @@ results.json once (``grader.core.record``: the drills graded replace their rows,
 others are kept, so ``grade --only A`` then ``--only B`` keeps both), then the report
 of everything results.json holds.
 
+``--format gradescope`` writes Gradescope's results with the writer the command line
+set on the arguments (``write_gradescope``): Gradescope's room (``grader.gradescope``)
+sits above this one.
+
 ``grade`` exits 0 whenever grading itself worked, whatever the score.
 """
 
@@ -126,9 +130,11 @@ def _publish(results: Results, out: Path, course: Path, args: argparse.Namespace
 
 
 def _exports(results: Results, out: Path, args: argparse.Namespace, course: Path | None = None) -> None:
-    """Write the exports asked for; print where each went."""
+    """Write the exports asked for; print where each went. Gradescope's results are
+    written by ``args.write_gradescope`` (``grader.gradescope.results.write_gradescope``,
+    set by the command line)."""
     lang = getattr(args, "lang", i18n.Lang.EN)
     if "gradescope" in (args.format or []):
-        print(_("gradescope: {path}", path=exports.write_gradescope(results, out, lang, course)))
+        print(_("gradescope: {path}", path=args.write_gradescope(results, out, lang, course)))
     if args.junit:
         print(_("junit: {path}", path=exports.write_junit(results, Path(args.junit))))

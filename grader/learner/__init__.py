@@ -4,5 +4,5 @@ docstrings in another language), what they share (``place``: where things are,
 the last results, the next drill), ``check`` from inside a notebook
 (``notebook``), and the warm process that serves a later ``check`` at once
 (``warm``). May import ``grader.grading`` and the layers below it, never
-``grader.classroom`` or ``grader.authoring``.
+``grader.classroom``, ``grader.authoring`` or ``grader.gradescope``.
 """

@@ -3,6 +3,6 @@
 the terminal score table (``table``), the student's HTML report (``student_report``),
 the class report (``class_report``) with its charts (``class_charts``) and its similarity
 section (``similarity_view``, also ``similarity.csv``), how a term grade reads in each of
-them (``term_view``), and the exports (Gradescope, JUnit, grades CSV: ``exports``). May
-import ``grader.core`` only.
+them (``term_view``), and the exports (JUnit, grades CSV: ``exports``; Gradescope's
+results are ``grader.gradescope``'s). May import ``grader.core`` only.
 """

@@ -83,7 +83,7 @@ def test_the_zip_holds_the_scripts_a_wheel_and_the_course_with_its_secrets(autog
         members = set(wheel.namelist())
         entry_points = wheel.read("torchdrill-0.1.0.dist-info/entry_points.txt").decode()
         metadata = wheel.read("torchdrill-0.1.0.dist-info/METADATA").decode()
-    assert {"grader/classroom/gradescope_run.py", "grader/core/gradescope.py",
+    assert {"grader/gradescope/run.py", "grader/gradescope/facts.py", "grader/gradescope/results.py",
             "grader/authoring/templates/student_README.md.j2"} <= members
     assert not any(m.startswith("grader/tests/") for m in members)
     assert "torchdrill = grader.grading.plugin" in entry_points and "Requires-Dist: nbformat" in metadata

@@ -13,6 +13,7 @@ import pytest
 
 from grader.core import results_json, syllabus
 from grader.core.results_json import ExerciseInfo, Results
+from grader.gradescope import results as gradescope_results
 from grader.reports import exports
 from grader.tests.grading import REPO
 from grader.tests.sample_results import SCRIPT, mixed_results
@@ -32,7 +33,7 @@ def by_name(tests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 # ------------------------------------------------------------------ Gradescope
 
 def test_gradescope_top_level(results):
-    gs = exports.gradescope(results)
+    gs = gradescope_results.gradescope(results)
     assert gs["score"] == results["score"] and gs["max_score"] == results["max_score"]
     assert gs["output_format"] == "text" and gs["test_output_format"] == "text"
     assert len(gs["tests"]) == sum(len(ex["tests"]) for ex in results["exercises"])
@@ -40,19 +41,19 @@ def test_gradescope_top_level(results):
 
 
 def test_gradescope_tests_have_the_fields_gradescope_reads(results):
-    for t in exports.gradescope(results)["tests"]:
+    for t in gradescope_results.gradescope(results)["tests"]:
         assert {"name", "score", "max_score", "output", "visibility"} <= t.keys()
         assert 0 <= t["score"] <= t["max_score"]
 
 
 def test_gradescope_scores_add_up_to_the_total(results):
-    tests = exports.gradescope(results)["tests"]
+    tests = gradescope_results.gradescope(results)["tests"]
     assert math.isclose(sum(t["score"] for t in tests), results["score"], abs_tol=1e-3)
     assert math.isclose(sum(t["max_score"] for t in tests), results["max_score"], abs_tol=1e-3)
 
 
 def test_gradescope_property_shares(results):
-    tests = by_name(exports.gradescope(results)["tests"])
+    tests = by_name(gradescope_results.gradescope(results)["tests"])
     one_hot = tests["tensors/one_hot: test_matches_f_one_hot"]  # weight 3 of 6 run, 10 points
     assert one_hot["max_score"] == 5.0 and one_hot["score"] == 0.0 and one_hot["status"] == "failed"
     passed = tests["tensors/one_hot: test_rows_sum_to_one"]
@@ -60,21 +61,21 @@ def test_gradescope_property_shares(results):
 
 
 def test_gradescope_hidden_tests_show_after_publishing(results):
-    tests = by_name(exports.gradescope(results)["tests"])
+    tests = by_name(gradescope_results.gradescope(results)["tests"])
     assert tests["basics/stack: test_big"]["visibility"] == "after_published"
     assert tests["basics/stack: test_hidden_edge_cases"]["visibility"] == "after_published"
     assert tests["basics/stack: test_matches_torch_stack"]["visibility"] == "visible"
 
 
 def test_gradescope_not_run_is_pending_not_zero(results):
-    tests = by_name(exports.gradescope(results)["tests"])
+    tests = by_name(gradescope_results.gradescope(results)["tests"])
     pending = tests["cuda/pinned: test_overlap"]
     assert pending["max_score"] == 0 and "status" not in pending
     assert pending["output"].startswith("not run here: needs a CUDA device")
 
 
 def test_gradescope_output_explains_failures(results):
-    tests = by_name(exports.gradescope(results)["tests"])
+    tests = by_name(gradescope_results.gradescope(results)["tests"])
     output = tests["tensors/one_hot: test_matches_f_one_hot"]["output"]
     assert "call: one_hot(<int64 tensor of shape (2,)>, 3)" in output
     assert "dtype differs: got float32, expected int64" in output
@@ -83,9 +84,9 @@ def test_gradescope_output_explains_failures(results):
 
 
 def test_write_gradescope(results, tmp_path):
-    path = exports.write_gradescope(results, tmp_path)
+    path = gradescope_results.write_gradescope(results, tmp_path)
     assert path == tmp_path / "gradescope" / "results.json"
-    assert json.loads(path.read_text()) == exports.gradescope(results)
+    assert json.loads(path.read_text()) == gradescope_results.gradescope(results)
 
 
 # ------------------------------------------------------------------ JUnit
@@ -244,10 +245,10 @@ def test_grades_csv_same_data_same_bytes(tmp_path):
 def test_gradescope_class_files(tmp_path):
     data = {sid: r for sid, r in _class().items() if sid != "bob, jr"} | \
         {"bob.jr@uni.edu": _class()["bob, jr"]}
-    paths = exports.write_gradescope_class(data, tmp_path)
+    paths = gradescope_results.write_gradescope_class(data, tmp_path)
     assert paths == [tmp_path / "gradescope" / f"{sid}.json" for sid in sorted(data)]
     for sid, path in zip(sorted(data), paths):
-        assert json.loads(path.read_text()) == exports.gradescope(data[sid])
+        assert json.loads(path.read_text()) == gradescope_results.gradescope(data[sid])
 
 
 @pytest.mark.parametrize("bad", ["../x", "a/b", "a\\b", ".hidden", "-rf", "=cmd()", "", "x" * 101,
@@ -255,15 +256,15 @@ def test_gradescope_class_files(tmp_path):
 # (an id of any script is safe, ``zoë`` too: decomposed, as a Mac writes it, it is not)
 def test_gradescope_class_refuses_unsafe_ids(tmp_path, bad):
     data = {"ada": _class()["ada"], bad: _class()["zoe"]}
-    with pytest.raises(exports.ExportError, match="not a safe file name") as err:
-        exports.write_gradescope_class(data, tmp_path)
+    with pytest.raises(gradescope_results.ExportError, match="not a safe file name") as err:
+        gradescope_results.write_gradescope_class(data, tmp_path)
     assert repr(bad) in str(err.value)
     assert not (tmp_path / "gradescope").exists()  # nothing written, not even the good ones
 
 
 def test_gradescope_class_refuses_ids_equal_but_for_case(tmp_path):
-    with pytest.raises(exports.ExportError, match="differ only in case"):
-        exports.write_gradescope_class({"Ada": _class()["ada"], "ada": _class()["ada"]}, tmp_path)
+    with pytest.raises(gradescope_results.ExportError, match="differ only in case"):
+        gradescope_results.write_gradescope_class({"Ada": _class()["ada"], "ada": _class()["ada"]}, tmp_path)
 
 
 def test_grade_all_publishes_grades_csv_in_course_order(tmp_path):
@@ -282,7 +283,7 @@ def test_grade_all_publishes_grades_csv_in_course_order(tmp_path):
     with Gradebook.open(tmp_path / "gradebook.sqlite") as book:
         for sid, results in _class().items():
             book.record(sid, "content", results, wall_s=0.0, tests_s=0.0, worker="test")
-        written = publish(book, tmp_path / "out", course.root, gradescope=False)
+        written = publish(book, tmp_path / "out", course.root, gradescope=None)
     rows = _read_csv(written["grades"])
     assert rows[0][5:] == ["b/two", "a/one", "Final Points"]
     assert rows[3] == ["zoe", "zoe", "zoe", "zoe", "", "4", "6.7", "10.7"]

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from grader import cli
-from grader.authoring import gradescope, handout_notebooks, student_files
-from grader.classroom import gradescope_run
+from grader.authoring import handout_notebooks, student_files
 from grader.core import drill_texts, i18n, syllabus
-from grader.core.gradescope import COURSE, PAYLOAD, grader_failed_result, not_gradable_result
+from grader.gradescope import autograder, run
+from grader.gradescope.facts import COURSE, PAYLOAD, grader_failed_result, not_gradable_result
 from grader.learner import notebook
 from grader.tests.grading import REPO
 from grader.tests.sample_results import mixed_results
@@ -153,12 +153,12 @@ def test_the_notebooks_set_up_cell_speaks_the_handouts_language():
 # ------------------------------------------------------------------ Gradescope
 
 def test_the_autograder_zip_carries_the_courses_texts_and_language():
-    en = gradescope._course_files(REPO)
+    en = autograder._course_files(REPO)
     assert "locales/zh_CN/tensors/one_hot.toml" in en and "locales/zh_CN/course.toml" in en
     assert 'language = "zh_CN"' not in en["course.toml"].decode()
-    zh = gradescope._course_files(REPO, i18n.Lang.ZH_CN)
+    zh = autograder._course_files(REPO, i18n.Lang.ZH_CN)
     assert tomllib.loads(zh["course.toml"].decode())["language"] == "zh_CN"
-    fallback = json.loads(gradescope.run_script(i18n.Lang.ZH_CN).split("<<'EOF'\n")[1].split("\nEOF")[0])
+    fallback = json.loads(autograder.run_script(i18n.Lang.ZH_CN).split("<<'EOF'\n")[1].split("\nEOF")[0])
     assert CJK.search(fallback["output"])
 
 
@@ -171,11 +171,11 @@ def test_the_gradescope_run_speaks_the_courses_language(tmp_path):
     one_hot = next(ex for ex in results["exercises"] if ex["id"] == "tensors/one_hot")
     failed = next(t for t in one_hot["tests"] if t["outcome"] == "failed")
     failed["message"] = phrase
-    zh = gradescope_run.student_answer(tmp_path, results, i18n.Lang.ZH_CN)
+    zh = run.student_answer(tmp_path, results, i18n.Lang.ZH_CN)
     outputs = "\n".join(t["output"] for t in zh["tests"])
     texts = drill_texts.load(REPO, "zh_CN", "tensors/one_hot")
     assert texts is not None and texts.phrases[phrase] in outputs and phrase not in outputs
-    assert phrase in "\n".join(t["output"] for t in gradescope_run.student_answer(tmp_path, results, i18n.Lang.EN)["tests"])
+    assert phrase in "\n".join(t["output"] for t in run.student_answer(tmp_path, results, i18n.Lang.EN)["tests"])
     with i18n.speaking(i18n.Lang.ZH_CN):
         refused, broken = not_gradable_result("no drill found", ["tensors/one_hot"]), grader_failed_result("boom")
     for answer in (refused, broken):
@@ -189,5 +189,5 @@ def test_the_notebook_note_speaks_the_run_language(lang):
     results: Any = {"exercises": [{"id": "tensors/one_hot", "source": {
         "notebook": "hw.ipynb", "functions": [{"name": "one_hot", "cell": 3, "line": 6}], "from_stub": ["x"]}}]}
     with i18n.speaking(lang):
-        note = gradescope_run.notebook_note(results)
+        note = run.notebook_note(results)
     assert ("one_hot()" in note) and bool(CJK.search(note)) is (lang is i18n.Lang.ZH_CN)

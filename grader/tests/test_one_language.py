@@ -31,10 +31,11 @@ from babel.messages.pofile import read_po
 from grader import cli
 from grader.core import drill_texts, i18n, results_json, syllabus
 from grader.core.i18n import Lang, Message
+from grader.gradescope import results as gradescope_results
 from grader.learner import check as check_module
 from grader.learner import notebook
 from grader.learner.place import Place
-from grader.reports import exports, student_report, table
+from grader.reports import student_report, table
 from grader.tests import every_outcome, test_lazy, test_mutants
 from grader.tests.grading import REPO
 from grader.tests.one_language import course_names, english_prose, page_text, stray_chinese, values_of
@@ -106,7 +107,7 @@ def report_view(results: Any, lang: Lang) -> str:
 
 def gradescope_view(results: Any, lang: Lang) -> str:
     """What a student reads on Gradescope: the summary and every test's output."""
-    answer = exports.gradescope(results, lang, REPO)
+    answer = gradescope_results.gradescope(results, lang, REPO)
     return "\n".join([answer["output"], *(t["output"] for t in answer["tests"])])
 
 

@@ -338,8 +338,8 @@ def test_the_handout_keeps_the_public_properties_titles_and_drops_the_hidden_one
 def test_a_handouts_course_toml_speaks_its_language():
     """``with_language``: the key replaced where course.toml has it, else added before the
     first table (a key after a table header would belong to that table), else at the end."""
-    assert student_files.with_language('title = "T"\nlanguage = "en"\n[[topics]]\n', "zh_CN") == \
+    assert syllabus.with_language('title = "T"\nlanguage = "en"\n[[topics]]\n', "zh_CN") == \
         'title = "T"\nlanguage = "zh_CN"\n[[topics]]\n'
-    assert student_files.with_language('title = "T"\n[[topics]]\nname = "t"\n', "zh_CN") == \
+    assert syllabus.with_language('title = "T"\n[[topics]]\nname = "t"\n', "zh_CN") == \
         'title = "T"\nlanguage = "zh_CN"\n\n[[topics]]\nname = "t"\n'
-    assert student_files.with_language('title = "T"\n', "zh_CN") == 'title = "T"\nlanguage = "zh_CN"\n'
+    assert syllabus.with_language('title = "T"\n', "zh_CN") == 'title = "T"\nlanguage = "zh_CN"\n'

@@ -15,7 +15,8 @@ from grader.core import results_json, scoring
 from grader.core.outcomes import ERROR, FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, TIMED_OUT
 from grader.core.results_json import Results
 from grader.core.scoring import score_exercise
-from grader.reports import exports, student_report
+from grader.gradescope import results as gradescope_results
+from grader.reports import student_report
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,7 +76,7 @@ def test_every_score_shown_comes_from_the_one_formula(monkeypatch, tmp_path):
     report_points: Any = student_report.environment(student_report.templates_dir(REPO)).globals["property_points"]
     assert report_points(exercise, by_name["test_fails"]) == 100.0
     assert report_points(exercise, by_name["test_on_gpu"]) is None
-    gradescope = {t["name"]: t for t in exports.gradescope(results)["tests"]}
+    gradescope = {t["name"]: t for t in gradescope_results.gradescope(results)["tests"]}
     assert gradescope["a/b: test_passes"]["score"] == 300.0
     assert gradescope["a/b: test_fails"]["max_score"] == 100.0
     with Gradebook.open(tmp_path / "gradebook.sqlite") as book:

@@ -42,14 +42,15 @@ from grader.classroom import gradebook, term_tables
 from grader.classroom.gradebook import Gradebook
 from grader.classroom.publishing import publish
 from grader.core import results_json
-from grader.core.gradescope import COURSE, PAYLOAD
 from grader.core.layout import ClassLayout
 from grader.core.outcomes import FAILED, PASSED
 from grader.core.results_json import ExerciseInfo, Results
 from grader.core.term_grades import STUDENTS_WORD, TRUSTED, SubmissionTime
+from grader.gradescope import results as gradescope_results
+from grader.gradescope.facts import COURSE, PAYLOAD
 from grader.intake import times
 from grader.intake.reader import Entry, discover
-from grader.reports import exports, student_report
+from grader.reports import student_report
 from grader.tests.grading import REPO
 from grader.tests.test_late_policy import COURSE as ASSIGNMENTS
 
@@ -163,7 +164,7 @@ def test_a_term_gives_the_hand_calculated_final_points_everywhere(tmp_path: Path
         for student, passed in SCORES.items():
             book.record(student, f"{student}-1", make_results(student, passed), wall_s=1, tests_s=1,
                         worker="w", times={"week1": found[student], "week2": found[student]})
-        publish(book, out, course, gradescope=True, graded=list(SCORES))
+        publish(book, out, course, gradescope=gradescope_results.write_gradescope_class, graded=list(SCORES))
     assert finals_everywhere(out) == {"ana": 40, "ben": 35 - 3, "cat": 0, "dan": 0}
 
     run_cli("override", str(out), "ben", "b", "8", "--reason", "regrade: p1 was wrong", "--by", "prof",
@@ -203,7 +204,7 @@ def test_a_term_gives_the_hand_calculated_final_points_everywhere(tmp_path: Path
         # --force regrades dan (a new current submission, now a 10): the override stays
         book.record("dan", "dan-1", make_results("dan", {"t/a": 2, "t/b": 1, "t/c": 2}), wall_s=1,
                     tests_s=1, worker="w", times={"week1": found["dan"], "week2": found["dan"]})
-        publish(book, out, course, gradescope=True, graded=["dan"])
+        publish(book, out, course, gradescope=gradescope_results.write_gradescope_class, graded=["dan"])
     assert finals_everywhere(out)["dan"] == 15
     history = student_term(out, "dan")["history"]
     assert history[-1]["why"] == "regraded: 30 → 35 points graded" and history[-1]["final"] == 15
@@ -236,7 +237,7 @@ def test_an_old_gradebook_migrates_and_keeps_every_row(tmp_path: Path, monkeypat
 
 
 def test_the_gradescope_run_reads_submission_metadata(tmp_path: Path):
-    from grader.classroom.gradescope_run import METADATA, term_from_metadata
+    from grader.gradescope.run import METADATA, term_from_metadata
 
     course = tmp_path / "source" / PAYLOAD / COURSE
     course.parent.mkdir(parents=True)
@@ -259,7 +260,7 @@ def test_the_gradescope_run_reads_submission_metadata(tmp_path: Path):
     week1 = next(g for g in term["assignments"] if g["name"] == "week1")
     assert week1["extension"]["by"] == "Gradescope" and week1["penalty"] == 1.5  # 1 day started: 10% of 15
     results["term"] = term
-    answer = exports.gradescope(results)
+    answer = gradescope_results.gradescope(results)
     # every assignment graded here takes Gradescope's dates: week2 too is 1 h 1 min late, and its
     # policy leaves nothing of its 20 points
     assert answer["score"] == term["final"] == 35 - 1.5 - 20
@@ -312,7 +313,7 @@ def test_grade_all_records_each_entrys_time_and_a_forced_regrade_keeps_the_overr
                 results = results_json.build(job.student, {drill: ExerciseInfo(drill, 10)}, [
                     results_json.TestRecord(drill, "p", PASSED)], suite=grading.suite)
                 grading._take(book, job, {Part.ALL: GradingAnswer(results=results, worker="w")})
-            publish(book, out, REPO, gradescope=False, graded=grading.tally.graded)
+            publish(book, out, REPO, gradescope=None, graded=grading.tally.graded)
         assert isinstance(jobs[0], Job) and len(jobs) == 2
 
     grade_all(force=False)
@@ -361,7 +362,7 @@ def test_grade_alls_summary_line_shows_the_final_grades_with_raw_beside(tmp_path
             when: Any = {a: (late[student], "--times") for a in ("week1", "week2")} if student in late else None
             book.record(student, f"{student}-1", make_results(student, passed), wall_s=1, tests_s=1, worker="w",
                         times=when)
-        publish(book, out, course, gradescope=False, graded=list(SCORES))
+        publish(book, out, course, gradescope=None, graded=list(SCORES))
         _summary(Tally(graded=list(SCORES)), book.current(), {}, out, 1.0)
         assert "class: 4 student(s), median 32.5 of 40" in capsys.readouterr().out  # no term read: raw
         current = settled(book, course)  # what grade-all's summary reads

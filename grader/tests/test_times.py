@@ -439,9 +439,9 @@ def test_a_trusted_time_replaces_the_students_word_even_for_a_skipped_submission
 
 
 def test_gradescopes_metadata_is_a_trusted_time_and_its_output_says_where_it_came_from(tmp_path: Path):
-    from grader.classroom.gradescope_run import METADATA, term_from_metadata
-    from grader.core.gradescope import COURSE, PAYLOAD
-    from grader.reports import exports
+    from grader.gradescope.facts import COURSE, PAYLOAD
+    from grader.gradescope.results import gradescope
+    from grader.gradescope.run import METADATA, term_from_metadata
     from grader.tests.test_term import SCORES, make_course, make_results
 
     (tmp_path / "source" / PAYLOAD).mkdir(parents=True)
@@ -453,7 +453,7 @@ def test_gradescopes_metadata_is_a_trusted_time_and_its_output_says_where_it_cam
     week = next(g for g in term_grade["assignments"] if g["name"] == "week1")
     assert (week["time_source"], week["time_trust"]) == (METADATA, TRUSTED)
     results["term"] = term_grade
-    assert f"submitted 2026-09-16T01:00:00-04:00, {METADATA} (trusted)" in exports.gradescope(results)["output"]
+    assert f"submitted 2026-09-16T01:00:00-04:00, {METADATA} (trusted)" in gradescope(results)["output"]
 
 
 def test_times_given_for_a_run_with_no_assignment_say_they_are_not_recorded(

@@ -1,6 +1,6 @@
 """Grading one submission on Gradescope: what ``run_autograder`` runs (``python -I -m
-grader.classroom.gradescope_run``) inside the image ``torchdrill gradescope-autograder``
-built (``grader.authoring.gradescope``).
+grader.gradescope.run``) inside the image ``torchdrill gradescope-autograder``
+built (``grader.gradescope.autograder``).
 
 It finds the submission in any layout ``grade-all`` accepts (a folder laid out like
 ``exercises/``, a handout folder, a ``.zip`` of either, a notebook) or as loose
@@ -27,7 +27,11 @@ from typing import Any
 from grader.core import assignments, course_secret, i18n, results_json, syllabus, term_grades
 from grader.core.errors import GraderFailed, NotGradable, UsageError
 from grader.core.files import write_atomically
-from grader.core.gradescope import (
+from grader.core.i18n import _
+from grader.core.isolation import Isolation
+from grader.core.results_json import Results
+from grader.gradescope import results as gradescope_results
+from grader.gradescope.facts import (
     CONFIG,
     COURSE,
     DEFAULT_ROOT,
@@ -38,13 +42,9 @@ from grader.core.gradescope import (
     grader_failed_result,
     not_gradable_result,
 )
-from grader.core.i18n import _
-from grader.core.isolation import Isolation
-from grader.core.results_json import Results
 from grader.grading.pipeline import grade
 from grader.grading.request import GradingRequest, Limits
 from grader.intake.submission import from_files, open_submission
-from grader.reports import exports
 
 METADATA = "submission_metadata.json"  # Gradescope's: when it was submitted, the due dates
 
@@ -170,7 +170,7 @@ def student_answer(root: Path, results: Results, lang: i18n.Lang) -> dict[str, A
     course's ``locales/``."""
     course = root / "source" / PAYLOAD / COURSE
     with i18n.speaking(lang):
-        found = exports.gradescope(results, lang, course)
+        found = gradescope_results.gradescope(results, lang, course)
         found["output"] += notebook_note(results)
     return found
 
@@ -212,7 +212,7 @@ def _run(root: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.classroom.gradescope_run",
+    parser = argparse.ArgumentParser(prog="python -m grader.gradescope.run",
                                      description="Grade a Gradescope submission (run_autograder calls it).")
     parser.add_argument("--root", default=os.environ.get(ROOT_ENV, DEFAULT_ROOT),
                         help=f"Gradescope's folder (default: ${ROOT_ENV} or {DEFAULT_ROOT})")

@@ -11,7 +11,7 @@ student's files in ``/autograder/submission``; it must write
   wheel inside the zip with ``constraints.txt``; no other download. It makes the
   course folder readable by root only: the sandbox's workers run as uid 65534
   and must not read the reference or the hidden tests.
-- ``run_autograder``: runs ``python -I -m grader.classroom.gradescope_run``, which
+- ``run_autograder``: runs ``python -I -m grader.gradescope.run``, which
   grades the submission and always writes a result (that module says how); the
   script writes a "grader failed" result itself when Python cannot even start.
 - ``torchdrill/``: the wheel, ``constraints.txt``, ``config.json`` (the drills and
@@ -39,15 +39,14 @@ from pathlib import Path
 from typing import Any
 
 import grader
-from grader.authoring.student_files import with_language
 from grader.core import course_secret, i18n
 from grader.core.course_secret import Secret
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.files import zip_member
-from grader.core.gradescope import CONFIG, COURSE, PAYLOAD, SECRET, grader_failed_result
 from grader.core.i18n import _
 from grader.core.stubs import write_stubs
-from grader.core.syllabus import exercise_tests, find_course
+from grader.core.syllabus import exercise_tests, find_course, with_language
+from grader.gradescope.facts import CONFIG, COURSE, PAYLOAD, SECRET, grader_failed_result
 from grader.grading import options
 from grader.grading.pipeline import check_only
 
@@ -99,7 +98,7 @@ ROOT="${TORCHDRILL_AUTOGRADER_ROOT:-/autograder}"
 PYTHON="${TORCHDRILL_AUTOGRADER_PYTHON:-$ROOT/torchdrill-venv/bin/python}"
 mkdir -p "$ROOT/results"
 cd "$ROOT" || exit 0
-"$PYTHON" -I -m grader.classroom.gradescope_run --root "$ROOT"
+"$PYTHON" -I -m grader.gradescope.run --root "$ROOT"
 if [ ! -s "$ROOT/results/results.json" ]; then  # the grader could not even start
   cat > "$ROOT/results/results.json" <<'EOF'
 __FALLBACK__

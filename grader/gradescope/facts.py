@@ -1,10 +1,10 @@
 """The Gradescope autograder's shared facts: where the zip's files lie under
 ``/autograder`` (written by ``torchdrill gradescope-autograder``, in
-``grader.authoring.gradescope``; read by the run on Gradescope, in
-``grader.classroom.gradescope_run``), and the two answers a run writes when there
-is no grading to report: a submission that cannot be graded scores 0 with the
-reason, a grader that failed gives no score. The build and the run sit in rooms
-that do not import each other; both read these.
+``grader.gradescope.autograder``; read by the run on Gradescope, in
+``grader.gradescope.run``), and the two answers a run writes when there is no
+grading to report: a submission that cannot be graded scores 0 with the reason, a
+grader that failed gives no score (the zip's ``run_autograder`` carries that one
+too, for a Python that cannot start). The build and the run both read these.
 """
 
 from __future__ import annotations
