@@ -67,7 +67,7 @@ def refuse_after_timeouts(timeouts: int, what: str, limit: float | None) -> None
                                "{limit:g} s limit per call", {"what": what, "timeouts": timeouts, "limit": limit or 0}))
 
 
-# The test's own clock (``grader.grading.session._Clocks``) shares ITIMER_REAL with
+# The test's own clock (``grader.grading.budgets._Clocks``) shares ITIMER_REAL with
 # ``call_clock``. Its timer may fire early, only to read what the drill's budget has been
 # charged, so it says here (a ``time.monotonic()`` time) when it ends the test at the latest.
 _outer_deadline: float | None = None

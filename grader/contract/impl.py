@@ -86,7 +86,7 @@ class Implementation:
     def changed_arguments(self) -> list[str]:
         """What every call through this object changed of its arguments beyond what its
         spec allows, once each (the grading session fails a property on it, whatever the
-        property checks: ``GradingSession.pytest_runtest_makereport``)."""
+        property checks: ``Judge.pytest_runtest_makereport``)."""
         return list(dict.fromkeys(self._changed + self.mutations))
 
     def allowed(self, name: str) -> frozenset[str]:

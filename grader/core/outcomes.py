@@ -9,7 +9,7 @@ A test's outcome is decided by what it raised, not by string matching:
   like a failure, so the report shows the smallest input that crashes.
 - ``SubmissionError``: the file could not be imported (syntax error, import error). A
   ``BaseException`` too: every example would fail the same way, so hypothesis must not
-  shrink it, and the grading reports it once per drill (``grader.grading.session``).
+  shrink it, and the grading reports it once per drill (``grader.grading.judge``).
 - ``TimedOut``: the grader's per-test clock ran out.
 - ``BrokenContract``: a sandboxed worker answered outside the grading contract (an
   oversize or malformed answer). A ``BaseException``, like ``NotAttempted``, so the

@@ -45,7 +45,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
                              secret=secret, only=tuple(args.only or ()), profile=args.profile,
                              shrink=not args.no_shrink, workers=args.workers)
     # The zygote imports torch while this process does (with -n, pytest-xdist's
-    # workers share it: ``GradingSession.pytest_configure_node``).
+    # workers share it: ``SandboxLifecycle.pytest_configure_node``).
     zygote.start_early(request.isolation, request.sandbox_off,
                        zygote.warm_for(len(args.only) if args.only else None))
     results = grade(request, submission, show_progress=True)

@@ -8,7 +8,8 @@ stages, in order:
    (``grader.intake.submission.materialized``);
 2. ``run`` runs pytest on it with the request as a plugin object (``check`` enters
    here, on the learner's own folder): the grading plugin's session
-   (``grader.grading.session``) times, sandboxes and judges each property, and its
+   (``grader.grading.session``) registers one plugin per concern, which find each
+   property's drill facts, sandbox, time and judge it, and its
    collector (``grader.grading.collector``) assembles the results;
 3. ``grade`` makes the results name the submission as handed in
    (``grader.intake.submission.finish``).

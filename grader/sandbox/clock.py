@@ -14,7 +14,7 @@ run side by side use more CPU than wall time.
 
 Where the kernel keeps no run-queue delay (no ``schedstat``), the charge is the CPU time
 alone and a sleeping submission is stopped by the wall allowance instead
-(``grader.grading.session.WALL_ALLOWANCE``).
+(``grader.grading.budgets.WALL_ALLOWANCE``).
 """
 
 from __future__ import annotations

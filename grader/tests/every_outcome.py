@@ -34,8 +34,9 @@ from grader.core.i18n import Message
 from grader.core.outcomes import CUDA_REASON, GLOO_REASON, NOT_RUN, BrokenContract, TimedOut
 from grader.core.results_json import ExerciseInfo, Results, TestRecord
 from grader.grading import verdict
+from grader.grading.budgets import BUDGET_RAN_OUT
 from grader.grading.collector import ResultsCollector
-from grader.grading.session import BUDGET_RAN_OUT, _changed_arguments, _skipped
+from grader.grading.judge import _changed_arguments, _skipped
 from grader.sandbox.sandboxed_impl import _rebuild
 
 ONE_HOT_FORBID = {"F.one_hot": "make a zeros tensor of shape (*labels.shape, C) and scatter_ ones "

@@ -1,6 +1,6 @@
 """Every function of every drill leaves its arguments alone unless its marker's
 ``mutates`` says otherwise: the grading session fails any property during which a
-call changed an argument (``GradingSession.pytest_runtest_makereport``), in every
+call changed an argument (``Judge.pytest_runtest_makereport``), in every
 isolation mode, also in drills without a no-mutation property of their own.
 """
 
