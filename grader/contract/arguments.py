@@ -103,6 +103,93 @@ class Targets:
                 self._walk(item, f"{label}[{key!r}]", depth + 1)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """The lists, dicts and tuples of an argument as a call found them: each one's items,
+    whatever else they hold kept by reference (a tensor is compared as itself; its values
+    are the tensors' business). No spec lets a call change them: a list emptied, a key
+    renamed in the caller's dict is a change of the argument (``changed_containers``)."""
+
+    of: Any  # the container itself, or the leaf value
+    items: tuple[tuple[Any, Any], ...] | None = None  # (index or key, Layout); None: a leaf
+    length: int = 0
+
+    @classmethod
+    def of_value(cls, value: Any, depth: int = 0) -> Layout:
+        if depth > 8 or type(value) not in (list, dict, tuple):
+            return cls(value)
+        pairs = list(value.items()) if type(value) is dict else list(enumerate(value))
+        return cls(value, tuple((key, cls.of_value(item, depth + 1)) for key, item in pairs[:1000]), len(pairs))
+
+    def changes(self, now: Any, label: str) -> list[str]:
+        """The labels of the containers ``now`` holds otherwise than this layout (``now``: the
+        argument after the call, in this process or as a worker sent it back)."""
+        if self.items is None:
+            return []
+        if type(now) is not type(self.of) or len(now) != self.length:
+            return [label]
+        pairs = list(now.items()) if type(now) is dict else list(enumerate(now))
+        if [key for key, _ in pairs[:1000]] != [key for key, _ in self.items] and type(now) is not dict:
+            return [label]
+        found: list[str] = []
+        for key, before in self.items:
+            if type(now) is dict and key not in now:
+                return [label]
+            item = now[key]
+            if before.items is None:
+                if not _same_leaf(before.of, item):
+                    return [label]
+            else:
+                found += before.changes(item, f"{label}[{key!r}]")
+        return found
+
+    def restore(self) -> None:
+        """Put every list and dict back as it was (the objects it held, the same ones)."""
+        if self.items is None:
+            return
+        for _, item in self.items:
+            item.restore()
+        if type(self.of) is list:
+            self.of[:len(self.items)] = [item.of for _, item in self.items]
+            del self.of[self.length:]
+        elif type(self.of) is dict:
+            kept = dict(self.of) if len(self.items) < self.length else {}
+            self.of.clear()
+            self.of.update((key, item.of) for key, item in self.items)
+            self.of.update((k, v) for k, v in kept.items() if k not in self.of)
+
+
+def _same_leaf(before: Any, now: Any) -> bool:
+    """The same object, or an equal plain value (a number, string, dtype or device)."""
+    if before is now:
+        return True
+    if type(before) is not type(now) or isinstance(before, (torch.Tensor, torch.nn.Module, torch.optim.Optimizer)):
+        return False
+    try:
+        return bool(before == now) or (before != before and now != now)  # NaN is NaN
+    except Exception:  # noqa: BLE001 - an object whose == raises is not the same
+        return False
+
+
+def argument_layouts(args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False,
+                     rank: int | None = None) -> list[tuple[str, Layout]]:
+    """Each argument's label (as ``Targets.of`` names them) and its ``Layout``."""
+    per_rank = list(enumerate(args)) if ranks else [(rank, args)]
+    found = [(words.ARGUMENT.format(name=i + 1) if r is None else words.RANK_ARGUMENT.format(rank=r, name=i + 1),
+              Layout.of_value(value))
+             for r, rank_args in per_rank for i, value in enumerate(rank_args)]
+    return found + [(words.ARGUMENT.format(name=name), Layout.of_value(value)) for name, value in kwargs.items()]
+
+
+def changed_containers(layouts: Sequence[tuple[str, Layout]], now: Sequence[Any]) -> list[str]:
+    """What a call changed of its arguments' lists and dicts, as sentences: ``now`` holds
+    the arguments after the call, in the order of ``layouts``."""
+    said = []
+    for (label, layout), value in zip(layouts, now):
+        said += [words.CHANGED_IN_PLACE.format(label=changed) for changed in layout.changes(value, label)]
+    return said
+
+
 def same_tensor(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Same dtype, shape and values (NaN equal to NaN): what "unchanged" means."""
     if a.dtype != b.dtype or a.shape != b.shape:
@@ -138,6 +225,8 @@ class ArgumentGuard:
                  ranks: bool = False):
         self.allowed = allowed
         self.targets = Targets.of(args, kwargs, ranks)
+        self.layouts = argument_layouts(args, kwargs, ranks)
+        self.now = [*(value for rank_args in (args if ranks else [args]) for value in rank_args), *kwargs.values()]
         self.tensors: list[tuple[str, _TensorState]] = []
         self.modules: list[tuple[torch.nn.Module, _Layout]] = []
         self.optimizers: list[tuple[torch.optim.Optimizer, Any, list[dict[str, Any]]]] = []
@@ -157,7 +246,10 @@ class ArgumentGuard:
 
     def settle(self) -> list[str]:
         """Undo what is not allowed; the sentences saying what it was."""
-        said: list[str] = []
+        said = changed_containers(self.layouts, self.now)
+        if said:
+            for _, containers in self.layouts:
+                containers.restore()
         for kind, state in self.tensors:
             label = self.targets.label[id(state.tensor)]
             if kind not in self.allowed and not same_tensor(state.tensor, state.data):

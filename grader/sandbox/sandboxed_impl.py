@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from grader.contract import effects, harness
-from grader.contract.arguments import Targets
+from grader.contract.arguments import Layout, Targets, argument_layouts, changed_containers
 from grader.contract.describe import describe
 from grader.contract.forbid import FORBIDDEN, Forbidden
 from grader.contract.harness import GLOO_TIMED_OUT
@@ -59,12 +59,14 @@ class SandboxedImplementation(Implementation):
         self.output = _Output()
 
     def _send(self, function: str, header: dict[str, Any], values: dict[str, Any],
-              targets: Targets | None = None, ranks: RankServer | None = None) -> tuple[Any, Decoder]:
+              targets: Targets | None = None, ranks: RankServer | None = None,
+              layouts: list[tuple[str, Layout]] | None = None) -> tuple[Any, Decoder]:
         """Send ``header`` plus ``values`` (encoded); return the answer's value and decoder.
         ``targets``: the call's arguments; what the worker says the call changed of them
         is written into the grader's objects only as far as the function may change them.
         ``ranks``: serves one rank's collectives here, as its worker makes them (the
-        request goes to that rank's worker)."""
+        request goes to that rank's worker). ``layouts``: the arguments' lists and dicts
+        (``argument_layouts``), compared with those the worker sends back."""
         rank = ranks.rank if ranks is not None else None
         encoder = Encoder(strict=True)
         header = {**header, **{k: encoder.value(v) for k, v in values.items()},
@@ -93,6 +95,8 @@ class SandboxedImplementation(Implementation):
                                   write_back=WriteBack(targets or Targets(), self.allowed(function),
                                                        self.mutations))
                 decoder.all_objects()
+                if layouts is not None and "after" in reply:  # the lists and dicts the call left
+                    self.mutations += changed_containers(layouts, _list_of(decoder.value(reply["after"])))
                 if not raised:
                     graph = reply.get("graph")
                     if graph:
@@ -129,7 +133,8 @@ class SandboxedImplementation(Implementation):
 
     def invoke(self, name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         value, _ = self._send(name, {"op": "call", "name": name},
-                              {"args": list(args), "kwargs": dict(kwargs)}, Targets.of(args, kwargs))
+                              {"args": list(args), "kwargs": dict(kwargs)}, Targets.of(args, kwargs),
+                              layouts=argument_layouts(args, kwargs))
         return value
 
     def threaded_ranks(self, name: str, rank_args: Sequence[Sequence[Any]], collective: str,
@@ -161,7 +166,7 @@ class SandboxedImplementation(Implementation):
             value, _ = self._send(name, {**header, "op": "rank", "name": name, "rank": rank,
                                          "world": world},
                                   {"args": list(args)}, Targets.of(args, {}, rank=rank),
-                                  RankServer(fake, rank, collective))
+                                  RankServer(fake, rank, collective), argument_layouts(args, {}, rank=rank))
             return value
 
         return harness.rank_threads(call, rank_args, lambda rank: {"rank": rank}, fake.finish)
@@ -287,3 +292,10 @@ def _rebuild(info: Any, function: str) -> BaseException:
                 continue
     function_text = str(info.get("function") or f"{function}()")[:200]
     return StudentError(function_text, original, str(info.get("traceback", ""))[:8000])
+
+
+def _list_of(value: Any) -> list[Any]:
+    """The arguments a worker sent back: a list, or its broken contract."""
+    if type(value) is not list:
+        raise wire.WireError("the arguments came back as something else than a list")
+    return value

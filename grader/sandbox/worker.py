@@ -147,15 +147,18 @@ class Worker:
         self.function = f"{header.get('name', 'the submission')}()"
         if op == "backward":
             return self._backward(header, decoder)
+        arguments: list[Any] | None = None
         if op in ("call", "rank"):
+            args = decoder.value(header["args"])
+            kwargs = decoder.value(header["kwargs"]) if op == "call" else {}
+            arguments = [*args, *kwargs.values()]  # as the call leaves them: their lists and dicts go back
             try:
                 if op == "call":
-                    result = self.impl.run(header["name"], decoder.value(header["args"]),
-                                           decoder.value(header["kwargs"]))  # serve observes the effects
+                    result = self.impl.run(header["name"], args, kwargs)  # serve observes the effects
                 else:
-                    result = self._rank(header, decoder.value(header["args"]), channel)
+                    result = self._rank(header, args, channel)
             except BaseException as exc:  # noqa: BLE001 - the raise goes back as data, with the arguments
-                return self._raised(exc, sent)
+                return self._raised(exc, sent, arguments)
         elif op == "gloo":
             os.environ["GLOO_SOCKET_IFNAME"] = "lo"
             result = harness.gloo_rank_call(
@@ -164,7 +167,7 @@ class Worker:
                 header["world"], header["init_file"], header["p2p"])
         else:
             raise wire.WireError(f"unknown request {op!r}")
-        return self._answer(result, sent)
+        return self._answer(result, sent, arguments)
 
     def _rank(self, header: dict[str, Any], args: list[Any], channel: Channel) -> Any:
         """One rank of a rank run: every rank is a worker of its own, so ranks share no
@@ -197,15 +200,20 @@ class Worker:
             raise outcome["error"]
         return outcome["result"]
 
-    def _answer(self, result: Any, sent: list[Any]) -> tuple[dict[str, Any], list]:
+    def _answer(self, result: Any, sent: list[Any], arguments: list[Any] | None) -> tuple[dict[str, Any], list]:
         """The call's result, and every object it was sent as it is now, bytes and all: the
         grader compares them with its own copies (version counters miss writes through
-        numpy or ``.data``). An answer tensor in an argument's memory goes as its view."""
+        numpy or ``.data``); and the arguments themselves, whose lists and dicts it compares
+        with its own (``arguments.changed_containers``). An answer tensor in an argument's
+        memory goes as its view."""
         encoder = Encoder(strict=False, known=sent)
         node = encoder.value(result)
         for obj in sent:  # what the call did to its arguments goes back too
             encoder.ref(obj)
-        answer: dict[str, Any] = {"ok": node, "objects": encoder.objects}
+        answer: dict[str, Any] = {"ok": node}
+        if arguments is not None:
+            answer["after"] = encoder.value(arguments)
+        answer["objects"] = encoder.objects
         outputs = [i for i, entry in enumerate(encoder.objects) if i >= len(sent)  # new entries: never None
                    and entry is not None and entry.get("k") == "tensor" and entry.get("rg")]
         inputs = [i for i, obj in enumerate(sent) if isinstance(obj, torch.Tensor) and obj.requires_grad]
@@ -217,7 +225,7 @@ class Worker:
             answer["graph"] = {"id": self.calls, "outputs": outputs, "inputs": inputs}
         return answer, encoder.buffers
 
-    def _raised(self, exc: BaseException, sent: list[Any]) -> tuple[dict[str, Any], list]:
+    def _raised(self, exc: BaseException, sent: list[Any], arguments: list[Any]) -> tuple[dict[str, Any], list]:
         """What the call raised, and every object it was sent as it is now, as ``_answer``
         sends them after a return: what a call did to its arguments before it raised (a
         write, a hook left on a module) reaches the grader's copies too, as it stays on
@@ -227,7 +235,8 @@ class Worker:
         encoder = Encoder(strict=False, known=sent)
         for obj in sent:
             encoder.ref(obj)
-        return {"raise": said, "objects": encoder.objects}, encoder.buffers
+        after = encoder.value(arguments)
+        return {"raise": said, "after": after, "objects": encoder.objects}, encoder.buffers
 
     def _backward(self, header: dict[str, Any], decoder: Decoder) -> tuple[dict[str, Any], list]:
         graph = self.graphs.get(header["graph"])

@@ -258,7 +258,7 @@ def _answered(fn, *args, allowed=frozenset(), mutations=None):
     """``fn(*args)`` the way a sandboxed call runs it: the grader encodes ``args``, a
     worker decodes them, calls ``fn`` and answers (``worker.Worker._answer``); the grader
     decodes the answer against its own objects. Returns (answer, what was reported)."""
-    from grader.contract.arguments import Targets
+    from grader.contract.arguments import Targets, argument_layouts, changed_containers
     from grader.sandbox import worker
     from grader.sandbox.writeback import WriteBack
 
@@ -271,13 +271,15 @@ def _answered(fn, *args, allowed=frozenset(), mutations=None):
         header, payload = wire.receive(b)
         decoder = Decoder(header["objects"], payload)
         theirs = decoder.all_objects()
-        result = fn(*decoder.value(header["args"]))
-        answer, buffers = worker.Worker._answer(cast(worker.Worker, _NoGraphs()), result, theirs)
+        theirs_args = decoder.value(header["args"])
+        result = fn(*theirs_args)
+        answer, buffers = worker.Worker._answer(cast(worker.Worker, _NoGraphs()), result, theirs, theirs_args)
         wire.send(b, answer, buffers)
         reply, reply_payload = wire.receive(a)
     back = Decoder(reply["objects"], reply_payload, known=sent.table,
                    write_back=WriteBack(Targets.of(args, {}), allowed, mutations))
     back.all_objects()
+    mutations += changed_containers(argument_layouts(args, {}), back.value(reply["after"]))
     return back.value(reply["ok"]), mutations
 
 
@@ -801,3 +803,53 @@ def test_each_submodules_own_mode_comes_back_as_in_process(allowed):
         assert [m.training for m in ours.modules()] == [False, False, True, False, False]
     else:
         assert said and said_here and all(m.training for m in ours.modules())
+
+
+def _clear(state):
+    state.clear()
+
+
+def _rename(state):
+    state["b"] = state.pop("a")
+
+
+def _pop(batches):
+    batches.pop()
+
+
+def _swap_tensor(batches):
+    batches[0] = batches[0].clone()
+
+
+def _nested(batches):
+    batches[1][1].append(0)
+
+
+def _reads(batches):
+    return sum(float(t.sum()) for t in batches[:1])
+
+
+@pytest.mark.parametrize("change,changed", [
+    (_clear, "argument 1"), (_rename, "argument 1"), (_pop, "argument 1"), (_swap_tensor, "argument 1"),
+    (_nested, "argument 1[1][1]"), (_reads, None)])
+def test_a_lists_or_dicts_change_is_a_change_of_the_argument(change, changed):
+    """A key renamed in the caller's dict, a batch popped off the caller's list: the same
+    sentence in-process (undone there) and from a worker's answer (never written back)."""
+    from grader.contract.arguments import guarded
+
+    def arguments():
+        t = torch.ones(2)
+        return ({"a": t, "n": 1} if change in (_clear, _rename) else [t, (t, [1, 2])],)
+
+    said = [] if changed is None else [f"changed {changed} in place"]
+    args = arguments()
+    before = repr(args)
+    mutations: list[str] = []
+    with guarded(args, {}, frozenset({"tensors"}), mutations):
+        change(*args)
+    assert mutations == said
+    assert repr(args) == before  # undone
+    args = arguments()
+    _, told = _answered(change, *args)
+    assert told == said
+    assert repr(args) == before  # the grader's own objects are never the worker's
