@@ -35,6 +35,7 @@ from typing import Any, ClassVar, TypeGuard, cast
 import torch
 from torch.overrides import TorchFunctionMode, get_ignored_functions, resolve_name
 
+from grader.contract.capabilities import NUMPY_BRIDGES, aten_operators, kernels_of
 from grader.core import engine_phrases
 from grader.core.i18n import Message
 
@@ -64,13 +65,6 @@ def resolve(dotted: str) -> object:
             obj = getattr(obj, part)
         return obj
     raise ValueError(f"cannot resolve forbidden API {dotted!r}")
-
-
-# The ways a tensor reaches numpy, forbidden wherever anything is (numpy's own functions are
-# refused by ``_NumpyGuard``, not by name: the guard would otherwise refuse the aten operators
-# of their namesakes, ``numpy.add`` as ``aten::add``).
-NUMPY_BRIDGES = ("torch.Tensor.numpy", "torch.Tensor.__array__", "torch.Tensor.__dlpack__",
-                 "torch.utils.dlpack.to_dlpack")
 
 
 def expand(forbid: Mapping[str, str] | None) -> dict[str, str]:
@@ -158,7 +152,15 @@ class Forbidden:
                 watched[obj.__code__] = (n, h)
             elif _builtin_unseen_by_mode(obj):
                 builtins[_builtin_key(obj)] = (n, h)
-        return _Targets(classes, functions, by_identity, watched, builtins)
+        # a forbidden API stands for its operators: torch's functions named after one are refused too
+        # (``torch._native_batch_norm_legit_no_training`` where ``F.batch_norm`` is forbidden), as a
+        # worker's armor refuses the operators themselves
+        operators: dict[str, str] = {}
+        for n in functions:
+            for op in kernels_of(n):
+                if op in aten_operators():  # an operator, not a name by chance (torch.func.grad)
+                    operators.setdefault(op, functions[n])
+        return _Targets(classes, functions, by_identity, watched, builtins, operators)
 
     @contextmanager
     def guard(self) -> Iterator[list[ForbiddenUse]]:
@@ -169,7 +171,7 @@ class Forbidden:
             return
         targets = self._targets
         with _ClassGuard.active(targets.classes, uses), _NumpyGuard.active(uses), \
-                _FunctionMode(targets.functions, targets.by_identity, uses), \
+                _FunctionMode(targets.functions, targets.by_identity, targets.operators, uses), \
                 _CallWatch.active(targets.watched, targets.builtins, uses):
             yield uses
 
@@ -181,24 +183,42 @@ class _Targets:
     by_identity: dict[int, str]  # id(forbidden object) -> name, for unnamed builtins
     watched: dict[types.CodeType, tuple[str, str]]  # code -> (name, hint): the call watch
     builtins: dict[tuple[int, str], tuple[str, str]]  # _builtin_key -> (name, hint): the call watch
+    operators: dict[str, str]  # an operator's base name (capabilities.kernels_of) -> hint: the mode
 
 
 class _FunctionMode(TorchFunctionMode):
-    def __init__(self, hints: dict[str, str], by_identity: dict[int, str],
+    def __init__(self, hints: dict[str, str], by_identity: dict[int, str], operators: dict[str, str],
                  uses: list[ForbiddenUse]):
         super().__init__()
         self.hints = hints
         self.by_identity = by_identity
+        self.operators = operators
         self.uses = uses
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = _name_of(func)
         if name not in self.hints:
             name = self.by_identity.get(id(func), name)
-        if name in self.hints:
-            self.uses.append(ForbiddenUse(name, self.hints[name]))
+        hint = self.hints.get(name) if name is not None else None
+        if hint is None:
+            op = _operator_of(func, name)
+            hint = self.operators.get(op) if op is not None else None
+        if hint is not None:
+            name = name or f"torch.{getattr(func, '__name__', '?')}"
+            self.uses.append(ForbiddenUse(name, hint))
             raise ForbiddenAPIError(f"{name} is forbidden in this drill")
         return func(*args, **(kwargs or {}))
+
+
+def _operator_of(func: object, name: str | None) -> str | None:
+    """The operator a torch function is named after: the last part of its name, or of a
+    private builtin's that torch cannot name (``torch._native_batch_norm_legit``)."""
+    if name is not None:
+        return name.rpartition(".")[2] if name.startswith("torch.") else None
+    if not isinstance(func, types.BuiltinFunctionType):  # a property's getter (Tensor.grad) names no operator
+        return None
+    base, home = getattr(func, "__name__", None), getattr(func, "__module__", None)
+    return base if isinstance(base, str) and isinstance(home, str) and home.partition(".")[0] == "torch" else None
 
 
 _NAMES: dict[object, str | None] = {}

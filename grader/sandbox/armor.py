@@ -8,7 +8,7 @@ submission, so before the submission is imported ``install`` makes every forbidd
 API unusable there for good, in every thread, by every route it knows:
 
 - at torch's dispatcher, the aten operators that compute a forbidden function
-  (``KERNELS``: ``F.one_hot`` is ``aten::one_hot``; ``F.batch_norm`` is every batch-norm
+  (``grader.contract.capabilities.KERNELS``: ``F.one_hot`` is ``aten::one_hot``; ``F.batch_norm`` is every batch-norm
   kernel) get a kernel of ours: ``F.one_hot``, ``torch.ops.aten.one_hot`` and
   ``DisableTorchFunction`` all end there;
 - forbidden Python functions have their code replaced, forbidden classes their
@@ -24,7 +24,7 @@ API unusable there for good, in every thread, by every route it knows:
   (``torch._functorch.eager_transforms.grad_impl``). A namesake in a module not loaded
   yet cannot have its code replaced: that module is closed, and importing it is a use.
 
-A forbidden API stands for a capability: ``KERNELS`` lists the operators of all its
+A forbidden API stands for a capability: ``capabilities.KERNELS`` lists the operators of all its
 spellings (``F.log_softmax`` computes log-sum-exp too), and a marker may name a module,
 which stands for every API it offers (``grader.contract.forbid.expand``);
 - an audit hook, which cannot be removed, refuses what would reach or rewrite that
@@ -60,96 +60,15 @@ from typing import Any
 
 import torch
 
-from grader.contract.forbid import NUMPY_BRIDGES, expand, refuse_numpy_forever, resolve
+from grader.contract.capabilities import aten_operators, kernels_of
+from grader.contract.forbid import expand, refuse_numpy_forever, resolve
 from grader.sandbox.armor_audit import Sources, audit, torch_dir
 
 Report = Callable[[str, str], None]
 
-_POOLS = ("max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
-          "max_pool3d", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-          "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "_adaptive_avg_pool2d",
-          "_adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-          "fractional_max_pool2d", "fractional_max_pool3d", "max_unpool2d", "max_unpool3d")
-_CONVS = ("conv1d", "conv2d", "conv3d", "convolution", "_convolution", "_convolution_mode",
-          "convolution_overrideable", "mkldnn_convolution", "_slow_conv2d_forward", "thnn_conv2d",
-          "slow_conv3d", "slow_conv3d_forward", "slow_conv_dilated2d", "slow_conv_dilated3d",
-          "_nnpack_spatial_convolution", "conv_tbc", "cudnn_convolution", "miopen_convolution")
-_TRANSPOSED_CONVS = ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "slow_conv_transpose2d",
-                     "slow_conv_transpose3d", "cudnn_convolution_transpose", "miopen_convolution_transpose")
-_BATCH_NORMS = ("batch_norm", "_batch_norm_impl_index", "_batch_norm_no_update", "_batch_norm_with_update",
-                "_batch_norm_with_update_functional", "_native_batch_norm_legit",
-                "_native_batch_norm_legit_functional", "_native_batch_norm_legit_no_training",
-                "native_batch_norm", "batch_norm_update_stats", "batch_norm_stats", "batch_norm_elemt",
-                "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts", "cudnn_batch_norm",
-                "miopen_batch_norm")
-_ATTENTION = ("scaled_dot_product_attention", "_scaled_dot_product_attention_math",
-              "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_fused_attention_overrideable",
-              "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
-              "_scaled_dot_product_cudnn_attention")
-_LOGSUMEXPS = ("logsumexp", "special_logsumexp", "log_softmax", "_log_softmax", "special_log_softmax",
-               "logcumsumexp", "_logcumsumexp")
-_GROUP_NORMS = ("group_norm", "native_group_norm")
-_INSTANCE_NORMS = ("instance_norm", *_BATCH_NORMS)
-_NESTED = ("_nested_tensor_from_tensor_list", "_nested_from_padded", "_nested_from_padded_and_nested_example",
-           "_nested_from_padded_tensor", "_nested_tensor_from_mask", "_nested_view_from_buffer",
-           "_nested_view_from_buffer_copy", "_nested_view_from_jagged", "_nested_view_from_jagged_copy",
-           "nested_to_padded_tensor", "to_padded_tensor", "_jagged_to_padded_dense_forward")
-_PADDINGS = ("pad_sequence", "_pad_packed_sequence", *_NESTED)
-_F = "torch.nn.functional."
-
-# Forbidden API (canonical name) -> the aten operators (base names) that compute it. Names
-# not listed use the aten operator of their own last name, where one exists. An empty
-# entry: refused by name only (the operator serves allowed APIs, or trusted worker code).
-KERNELS: dict[str, tuple[str, ...]] = {
-    **{f"{_F}conv{d}d": _CONVS for d in (1, 2, 3)},
-    **{f"{_F}conv_transpose{d}d": _TRANSPOSED_CONVS for d in (1, 2, 3)},
-    "torch.convolution": (),
-    f"{_F}layer_norm": ("layer_norm", "native_layer_norm"),
-    "torch.layer_norm": ("layer_norm", "native_layer_norm"),
-    f"{_F}batch_norm": _BATCH_NORMS,
-    "torch.batch_norm": _BATCH_NORMS,
-    f"{_F}cross_entropy": ("cross_entropy_loss",),
-    f"{_F}nll_loss": ("nll_loss", "nll_loss2d", "nll_loss_nd", "nll_loss_forward", "nll_loss2d_forward"),
-    f"{_F}scaled_dot_product_attention": _ATTENTION,
-    f"{_F}multi_head_attention_forward": ("_native_multi_head_attention",),
-    "torch.scatter": ("scatter", "scatter_"),
-    "torch.Tensor.scatter": ("scatter", "scatter_"),
-    "torch.Tensor.scatter_": ("scatter", "scatter_"),
-    "torch.scatter_add": ("scatter_add", "scatter_add_"),
-    "torch.Tensor.scatter_add": ("scatter_add", "scatter_add_"),
-    "torch.Tensor.scatter_add_": ("scatter_add", "scatter_add_"),
-    "torch.scatter_reduce": ("scatter_reduce", "scatter_reduce_"),
-    "torch.Tensor.scatter_reduce": ("scatter_reduce", "scatter_reduce_"),
-    "torch.Tensor.scatter_reduce_": ("scatter_reduce", "scatter_reduce_"),
-    "torch.empty_strided": (),  # the wire's own decoding makes empty strided tensors
-    **dict.fromkeys(NUMPY_BRIDGES, ()),  # the ways to numpy: no operator of their own
-    "torch.Tensor.as_strided": (),  # and encodes through as_strided
-    **{f"{_F}{name}": _POOLS for name in dir(torch.nn.functional) if "pool" in name},
-    # log-sum-exp: torch.logsumexp, and what gives it at once (x - log_softmax(x), the last
-    # entry of logcumsumexp)
-    **{name: _LOGSUMEXPS for name in ("torch.logsumexp", "torch.Tensor.logsumexp", "torch.special.logsumexp",
-                                      "torch.log_softmax", "torch.Tensor.log_softmax", f"{_F}log_softmax",
-                                      "torch.special.log_softmax", "torch.logcumsumexp",
-                                      "torch.Tensor.logcumsumexp")},
-    **{name: _GROUP_NORMS for name in (f"{_F}group_norm", "torch.group_norm")},
-    **{name: _INSTANCE_NORMS for name in (f"{_F}instance_norm", "torch.instance_norm")},
-    # padding sequences into a batch: pad_sequence, packing then unpacking, nested tensors
-    **{name: _PADDINGS for name in ("torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
-                                    "torch.Tensor.to_padded_tensor")},
-}
-# Families: every forbidden API under a prefix shares these operators (a marker may forbid a
-# whole module, ``torch.nested``: grader.contract.forbid.expand).
-FAMILIES: dict[str, tuple[str, ...]] = {"torch.nested.": _NESTED}
 _KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
          "CPU", "CUDA", "NestedTensorCPU", "NestedTensorCUDA", "SparseCPU", "SparseCUDA")
 
-
-def kernels_of(name: str) -> tuple[str, ...]:
-    """The aten operators (base names) behind the forbidden API ``name`` (canonical)."""
-    if name in KERNELS:
-        return KERNELS[name]
-    family = next((ops for prefix, ops in FAMILIES.items() if name.startswith(prefix)), ())
-    return (name.rpartition(".")[2], *family)
 
 
 # Twins the tables cannot find, by hand: torch's primitives (``torch._prims``, ``torch.ops.prims``)
@@ -211,7 +130,7 @@ def _stem(name: str) -> str:
 
 @functools.cache
 def _twin_index() -> dict[str, tuple[types.FunctionType, ...]]:
-    """aten overload (``aten::one_hot``, as ``_overloads`` spells them) -> the Python
+    """aten overload (``aten::one_hot``, as ``aten_operators`` spells them) -> the Python
     functions torch registered for it: every kind of ``torch._decomp`` table (post- and
     pre-autograd, meta) and the ``py_impl`` kernels of the overloads ``torch.ops.aten``
     has built (``torch._decomp.decompositions.one_hot`` is only there). Built in the
@@ -349,7 +268,7 @@ def _namesakes(name: str) -> list[tuple[str, str, bool]]:
     bases = kernels_of(name)
     if not bases:
         return []  # refused by name only: its operator serves allowed APIs too
-    operators = {_norm(base) for base in bases if base in _overloads()}
+    operators = {_norm(base) for base in bases if base in aten_operators()}
     found = []
     for stem in operators | {_norm(name.rpartition(".")[2])}:
         for file, attr, top in _namesake_index().get(stem, ()):
@@ -398,30 +317,15 @@ def _refuse_twins(name: str, refuse: Callable[..., Any], refused: set[int],
 
 def _operators(bases: tuple[str, ...]) -> list[str]:
     """Every overload of the aten operators ``bases`` this torch has."""
-    index = _overloads()
+    index = aten_operators()
     return sorted(op for base in set(bases) for op in index.get(base, ()))
-
-
-@functools.cache
-def _overloads() -> dict[str, tuple[str, ...]]:
-    """aten operator base name -> its overloads (``aten::one_hot`` -> ``("aten::one_hot",)``).
-
-    Reading torch's list of operators costs far more than a lookup; read once per
-    forbidden name, it would weigh on every worker's start for a drill that forbids
-    dozens (the pooling drill). ``preload`` builds it in the zygote, once; the workers
-    it forks inherit it."""
-    index: dict[str, list[str]] = {}
-    for op in torch._C._dispatch_get_all_op_names():
-        if op.startswith("aten::"):
-            index.setdefault(op[6:].partition(".")[0], []).append(op)
-    return {base: tuple(ops) for base, ops in index.items()}
 
 
 def preload() -> None:
     """What every worker's ``install`` needs, made once in the zygote before it forks:
     the operator index, the twin tables and the refusing code for every twin, so that
     no worker pays for them, and where torch lives."""
-    _overloads()
+    aten_operators()
     _namesake_index()
     candidates = [fn for fns in (*_twin_index().values(), *_helpers().values()) for fn in fns]
     candidates += [fn for fn in _refs_map().values() if isinstance(fn, types.FunctionType)]

@@ -204,3 +204,21 @@ def test_guard_sees_autograds_engine_however_it_is_reached():
     x = torch.ones(2, requires_grad=True)
     (x * 2).sum().backward()  # outside the call, autograd works
     assert x.grad is not None and x.grad.tolist() == [2.0, 2.0]
+
+
+def test_a_forbidden_api_stands_for_its_operators_in_process_too():
+    """torch's functions named after an operator of a forbidden API compute it: refused by
+    the mode (a worker's armor refuses the operators themselves), whatever torch calls them."""
+    forbidden = Forbidden.from_marker({"F.batch_norm": "normalise by hand"})
+    x, mean, var = torch.randn(4, 3), torch.zeros(3), torch.ones(3)
+    for call, name in ((lambda: torch._native_batch_norm_legit_no_training(x, None, None, mean, var, 0.0, 1e-5),
+                        "torch._native_batch_norm_legit_no_training"),
+                       (lambda: torch._batch_norm_impl_index(x, None, None, mean, var, False, 0.1, 1e-5, False),
+                        "torch._batch_norm_impl_index")):
+        with forbidden.guard() as uses:
+            with pytest.raises(ForbiddenAPIError):
+                call()
+        assert [u.name for u in uses] == [name]
+    with forbidden.guard() as uses:  # what computes something else still runs
+        F.layer_norm(x, (3,))
+    assert uses == []
