@@ -30,6 +30,7 @@ pytestmark = pytest.mark.exercise(points=10, forbid={
     "torch.nn.Module.parameters": WALK,
     "torch.nn.Module.named_parameters": WALK,
     "torch.nn.Module._named_members": WALK,
+    "torch.nn.Module.state_dict": WALK,  # keep_vars=True hands over the parameters, named
     "torch.nn.Module.requires_grad_": "set p.requires_grad = False on each parameter you find",
     "torch.nn.modules.transformer._get_clones": "deep-copy the layer once per slot (copy.deepcopy)",
 }, mutates={"freeze": ("modules",)})
