@@ -200,7 +200,7 @@ class Worker:
             raise outcome["error"]
         return outcome["result"]
 
-    def _answer(self, result: Any, sent: list[Any], arguments: list[Any] | None) -> tuple[dict[str, Any], list]:
+    def _answer(self, result: Any, sent: list[Any], arguments: list[Any] | None = None) -> tuple[dict[str, Any], list]:
         """The call's result, and every object it was sent as it is now, bytes and all: the
         grader compares them with its own copies (version counters miss writes through
         numpy or ``.data``); and the arguments themselves, whose lists and dicts it compares
@@ -225,7 +225,7 @@ class Worker:
             answer["graph"] = {"id": self.calls, "outputs": outputs, "inputs": inputs}
         return answer, encoder.buffers
 
-    def _raised(self, exc: BaseException, sent: list[Any], arguments: list[Any]) -> tuple[dict[str, Any], list]:
+    def _raised(self, exc: BaseException, sent: list[Any], arguments: list[Any] | None = None) -> tuple[dict[str, Any], list]:
         """What the call raised, and every object it was sent as it is now, as ``_answer``
         sends them after a return: what a call did to its arguments before it raised (a
         write, a hook left on a module) reaches the grader's copies too, as it stays on
@@ -235,8 +235,11 @@ class Worker:
         encoder = Encoder(strict=False, known=sent)
         for obj in sent:
             encoder.ref(obj)
-        after = encoder.value(arguments)
-        return {"raise": said, "after": after, "objects": encoder.objects}, encoder.buffers
+        answer: dict[str, Any] = {"raise": said}
+        if arguments is not None:
+            answer["after"] = encoder.value(arguments)
+        answer["objects"] = encoder.objects
+        return answer, encoder.buffers
 
     def _backward(self, header: dict[str, Any], decoder: Decoder) -> tuple[dict[str, Any], list]:
         graph = self.graphs.get(header["graph"])
