@@ -129,7 +129,7 @@ class Layout:
         if type(now) is not type(self.of) or len(now) != self.length:
             return [label]
         pairs = list(now.items()) if type(now) is dict else list(enumerate(now))
-        if [key for key, _ in pairs[:1000]] != [key for key, _ in self.items] and type(now) is not dict:
+        if [key for key, _ in pairs[:1000]] != [key for key, _ in self.items]:  # a dict's order too
             return [label]
         found: list[str] = []
         for key, before in self.items:

@@ -337,19 +337,33 @@ def _watched_builtin(fn: object, builtins: dict[tuple[int, str], tuple[str, str]
 
 
 # Code that may take numpy's attributes inside a guarded call: numpy's and torch's own (a
-# module torch imports lazily, ``torch._dynamo.utils``, reads ``np.fft`` as it loads), and the
-# import system's (which looks a name up before the importing code takes it).
+# module torch imports lazily, ``torch._dynamo.utils``, reads ``np.fft`` as it loads;
+# ``DataLoader``, ``torch.load`` and ``assert_close`` read numpy's types), and the import
+# system's (which looks a name up before the importing code takes it). A torch function
+# that takes an attribute by name for its caller (``torch._utils._import_dotted_name``)
+# hands numpy over: the static scan flags the spelling ("numpy" in a string).
 _NUMPY_USERS = ("numpy", "torch", "importlib")
+
+
+def _may_take_numpy(frame: types.FrameType) -> bool:
+    """Whether the code of ``frame`` is one of ``_NUMPY_USERS``', by the module whose
+    globals it runs in (a submission may set its own ``__name__``)."""
+    name = frame.f_globals.get("__name__")
+    if not isinstance(name, str) or name.partition(".")[0] not in _NUMPY_USERS:
+        return False
+    module = sys.modules.get(name)
+    try:
+        return module is not None and types.ModuleType.__getattribute__(module, "__dict__") is frame.f_globals
+    except (TypeError, AttributeError):  # not a module
+        return False
 
 
 class _NumpyModule(types.ModuleType):
     """A numpy module whose attributes a guarded call may not take (``_NumpyGuard``)."""
 
     def __getattribute__(self, attr: str) -> Any:
-        if attr == "__dict__" or not attr.startswith("__"):
-            caller = sys._getframe(1).f_globals.get("__name__")
-            if not isinstance(caller, str) or caller.partition(".")[0] not in _NUMPY_USERS:
-                _NumpyGuard.refuse(types.ModuleType.__getattribute__(self, "__name__"), attr)
+        if (attr == "__dict__" or not attr.startswith("__")) and not _may_take_numpy(sys._getframe(1)):
+            _NumpyGuard.refuse(types.ModuleType.__getattribute__(self, "__name__"), attr)
         return super().__getattribute__(attr)
 
 

@@ -400,6 +400,13 @@ class _Scanner:
                     elif escape := _escape(a.name):
                         yield at(node, escape, indirect=True)
                 continue
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.partition(".")[0] == "numpy":  # ``_import_dotted_name("numpy.bincount")``
+                yield at(node, "numpy", indirect=True)
+                continue
+            if isinstance(node, ast.Attribute) and node.attr == "__getattribute__":  # past a module's own
+                yield at(node, "__getattribute__", indirect=True)
+                continue
             if not isinstance(node, (ast.Attribute, ast.Name, ast.Call, ast.Subscript)):
                 continue
             if isinstance(node, (ast.Name, ast.Attribute)) and not isinstance(node.ctx, ast.Load):

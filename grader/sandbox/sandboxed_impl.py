@@ -295,7 +295,7 @@ def _rebuild(info: Any, function: str) -> BaseException:
 
 
 def _list_of(value: Any) -> list[Any]:
-    """The arguments a worker sent back: a list, or its broken contract."""
-    if type(value) is not list:
-        raise wire.WireError("the arguments came back as something else than a list")
-    return value
+    """The arguments a worker sent back (a tuple), or its broken contract."""
+    if type(value) is not tuple:
+        raise wire.WireError("the arguments came back as something else than a tuple")
+    return list(value)

@@ -147,11 +147,13 @@ class Worker:
         self.function = f"{header.get('name', 'the submission')}()"
         if op == "backward":
             return self._backward(header, decoder)
-        arguments: list[Any] | None = None
+        arguments: tuple[Any, ...] | None = None
         if op in ("call", "rank"):
             args = decoder.value(header["args"])
             kwargs = decoder.value(header["kwargs"]) if op == "call" else {}
-            arguments = [*args, *kwargs.values()]  # as the call leaves them: their lists and dicts go back
+            # as the call leaves them, their lists and dicts go back (a tuple: what it holds
+            # cannot be swapped for copies by code that finds it in this frame)
+            arguments = (*args, *kwargs.values())
             try:
                 if op == "call":
                     result = self.impl.run(header["name"], args, kwargs)  # serve observes the effects
@@ -200,7 +202,8 @@ class Worker:
             raise outcome["error"]
         return outcome["result"]
 
-    def _answer(self, result: Any, sent: list[Any], arguments: list[Any] | None = None) -> tuple[dict[str, Any], list]:
+    def _answer(self, result: Any, sent: list[Any],
+                arguments: tuple[Any, ...] | None = None) -> tuple[dict[str, Any], list]:
         """The call's result, and every object it was sent as it is now, bytes and all: the
         grader compares them with its own copies (version counters miss writes through
         numpy or ``.data``); and the arguments themselves, whose lists and dicts it compares
@@ -225,7 +228,8 @@ class Worker:
             answer["graph"] = {"id": self.calls, "outputs": outputs, "inputs": inputs}
         return answer, encoder.buffers
 
-    def _raised(self, exc: BaseException, sent: list[Any], arguments: list[Any] | None = None) -> tuple[dict[str, Any], list]:
+    def _raised(self, exc: BaseException, sent: list[Any],
+                arguments: tuple[Any, ...] | None = None) -> tuple[dict[str, Any], list]:
         """What the call raised, and every object it was sent as it is now, as ``_answer``
         sends them after a return: what a call did to its arguments before it raised (a
         write, a hook left on a module) reaches the grader's copies too, as it stays on

@@ -280,6 +280,22 @@ def test_routes_around_the_guard_are_flagged_for_the_instructor():
     assert scan_source("import threading\n", {}, "x.py") == []  # nothing forbidden: nothing to guard
 
 
+def test_numpy_and_a_modules_own_getattr_are_flagged_as_routes():
+    """numpy does a forbidden API's work by another name: importing it, naming it in a string
+    (``torch._utils._import_dotted_name("numpy.bincount")``) and taking an attribute past a
+    module's own ``__getattribute__`` are findings in a drill that forbids anything."""
+    source = textwrap.dedent("""
+        import numpy as np
+        from torch._utils import _import_dotted_name
+        def one_hot(labels, n=-1):
+            count = _import_dotted_name("numpy.bincount")
+            return object.__getattribute__(np, "eye")
+    """)
+    found = [(f.name, f.line, f.indirect) for f in scan_source(source, ONE_HOT, "x.py")]
+    assert found == [("numpy", 2, True), ("numpy", 5, True), ("__getattribute__", 6, True), ("numpy", 6, True)]
+    assert scan_source("import numpy\n", {}, "x.py") == []
+
+
 def test_twins_and_torch_source_are_flagged_as_routes():
     """torch's twins of a forbidden API (``torch._refs``, ``torch._decomp``, ``torch._prims``)
     and every way to read a torch module's source and run it again are routes: the worker

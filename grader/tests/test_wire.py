@@ -273,7 +273,7 @@ def _answered(fn, *args, allowed=frozenset(), mutations=None):
         theirs = decoder.all_objects()
         theirs_args = decoder.value(header["args"])
         result = fn(*theirs_args)
-        answer, buffers = worker.Worker._answer(cast(worker.Worker, _NoGraphs()), result, theirs, theirs_args)
+        answer, buffers = worker.Worker._answer(cast(worker.Worker, _NoGraphs()), result, theirs, tuple(theirs_args))
         wire.send(b, answer, buffers)
         reply, reply_payload = wire.receive(a)
     back = Decoder(reply["objects"], reply_payload, known=sent.table,
@@ -813,6 +813,10 @@ def _rename(state):
     state["b"] = state.pop("a")
 
 
+def _reorder(state):
+    state["a"] = state.pop("a")  # the same keys and values, in another order
+
+
 def _pop(batches):
     batches.pop()
 
@@ -830,7 +834,7 @@ def _reads(batches):
 
 
 @pytest.mark.parametrize("change,changed", [
-    (_clear, "argument 1"), (_rename, "argument 1"), (_pop, "argument 1"), (_swap_tensor, "argument 1"),
+    (_clear, "argument 1"), (_rename, "argument 1"), (_reorder, "argument 1"), (_pop, "argument 1"), (_swap_tensor, "argument 1"),
     (_nested, "argument 1[1][1]"), (_reads, None)])
 def test_a_lists_or_dicts_change_is_a_change_of_the_argument(change, changed):
     """A key renamed in the caller's dict, a batch popped off the caller's list: the same
@@ -839,7 +843,7 @@ def test_a_lists_or_dicts_change_is_a_change_of_the_argument(change, changed):
 
     def arguments():
         t = torch.ones(2)
-        return ({"a": t, "n": 1} if change in (_clear, _rename) else [t, (t, [1, 2])],)
+        return ({"a": t, "n": 1} if change in (_clear, _rename, _reorder) else [t, (t, [1, 2])],)
 
     said = [] if changed is None else [f"changed {changed} in place"]
     args = arguments()

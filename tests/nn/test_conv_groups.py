@@ -30,7 +30,7 @@ _CONVOLUTIONS = sorted({
     *(f"torch.{n}" for n in dir(torch) if "conv" in n and "convert" not in n and callable(getattr(torch, n))),
     *(f"torch._C._nn.{n}" for n in dir(torch._C._nn) if "conv" in n and "reorder" not in n),
     *(f"nn.{n}" for n in dir(nn) if "Conv" in n),
-    "torch.nn.grad", "torch.ops.aten.convolution_backward",
+    "torch.nn.grad", "torch.ops.aten.convolution_backward", "torch.ops.mkldnn._convolution_pointwise",
 })
 pytestmark = pytest.mark.exercise(points=15, forbid={name: _INSTEAD for name in _CONVOLUTIONS})
 
