@@ -16,9 +16,10 @@ import torch
 
 # The ways a tensor reaches numpy, forbidden wherever anything is (``forbid.expand``; numpy's
 # own functions are refused by ``forbid._NumpyGuard``, not by name: that would refuse the aten
-# operators of their namesakes, ``numpy.add`` as ``aten::add``).
-NUMPY_BRIDGES = ("torch.Tensor.numpy", "torch.Tensor.__array__", "torch.Tensor.__dlpack__",
-                 "torch.utils.dlpack.to_dlpack")
+# operators of their namesakes, ``numpy.add`` as ``aten::add``). A DLPack capsule
+# (``to_dlpack``) needs numpy's ``from_dlpack`` to become an array, which that guard refuses;
+# watching the C function itself would put a profile hook on every guarded call.
+NUMPY_BRIDGES = ("torch.Tensor.numpy", "torch.Tensor.__array__", "torch.Tensor.__dlpack__")
 
 _POOLS = ("max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
           "max_pool3d", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",

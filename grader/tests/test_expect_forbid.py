@@ -164,7 +164,7 @@ def test_a_drill_that_forbids_anything_forbids_numpy():
                          (lambda: labels.numpy(), "torch.Tensor.numpy"),
                          (lambda: np.lib.stride_tricks, "numpy.lib"),
                          (lambda: vars(np)["bincount"], "numpy.__dict__"),
-                         (lambda: torch.utils.dlpack.to_dlpack(labels), "torch.utils.dlpack.to_dlpack")):
+                         (lambda: np.from_dlpack(labels), "numpy.from_dlpack")):
         with forbidden.guard() as uses:
             with pytest.raises(ForbiddenAPIError):
                 action()

@@ -50,4 +50,5 @@ def test_a_spent_budget_leaves_a_cuda_test_not_run(tmp_path):
     tests = results["exercises"][0]["tests"]
     cuda = [t for t in tests if "cuda" in t["markers"]]
     assert cuda and all(t["outcome"] == "not_run" for t in cuda)
-    assert {t["outcome"] for t in tests if t not in cuda} == {"timed_out"}
+    others = {t["outcome"] for t in tests if t not in cuda}  # a first property may end inside 0.01 s
+    assert "timed_out" in others and others <= {"timed_out", "passed"}

@@ -59,7 +59,7 @@ SCENARIOS = {
     "good": GOOD,
     "missing": None,
     "stub": "def double(x):\n    raise NotImplementedError\n",
-    "wrong": "def double(x):\n    return x * 1 if not isinstance(x, str) else x.foo\n",
+    "wrong": "def double(x):\n    return x + 0 if not isinstance(x, str) else x.foo\n",
     "partial": "def double(x):\n    return x + x\n",
     "raises": "def double(x):\n    return helper(x)\n\n\ndef helper(x):\n    return 1 / 0\n",
     "syntax": "def double(x:\n    pass\n",
