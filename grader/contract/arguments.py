@@ -59,13 +59,8 @@ class Targets:
         """``ranks``: ``args`` are a rank run's, one sequence of arguments per rank;
         ``rank``: ``args`` are that one rank's."""
         targets = cls()
-        per_rank = list(enumerate(args)) if ranks else [(rank, args)]
-        for r, rank_args in per_rank:
-            for i, value in enumerate(rank_args):
-                targets._walk(value, words.ARGUMENT.format(name=i + 1) if r is None
-                              else words.RANK_ARGUMENT.format(rank=r, name=i + 1), 0)
-        for name, value in kwargs.items():
-            targets._walk(value, words.ARGUMENT.format(name=name), 0)
+        for label, value in labelled(args, kwargs, ranks, rank):
+            targets._walk(value, label, 0)
         return targets
 
     def _add(self, obj: Any, kind: str, label: str) -> bool:
@@ -171,14 +166,20 @@ def _same_leaf(before: Any, now: Any) -> bool:
         return False
 
 
-def argument_layouts(args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False,
-                     rank: int | None = None) -> list[tuple[str, Layout]]:
-    """Each argument's label (as ``Targets.of`` names them) and its ``Layout``."""
+def labelled(args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False,
+             rank: int | None = None) -> list[tuple[str, Any]]:
+    """Each argument with the label a report names it by, positional ones first
+    (``ranks``: ``args`` are a rank run's, one sequence per rank; ``rank``: that rank's)."""
     per_rank = list(enumerate(args)) if ranks else [(rank, args)]
     found = [(words.ARGUMENT.format(name=i + 1) if r is None else words.RANK_ARGUMENT.format(rank=r, name=i + 1),
-              Layout.of_value(value))
-             for r, rank_args in per_rank for i, value in enumerate(rank_args)]
-    return found + [(words.ARGUMENT.format(name=name), Layout.of_value(value)) for name, value in kwargs.items()]
+              value) for r, rank_args in per_rank for i, value in enumerate(rank_args)]
+    return found + [(words.ARGUMENT.format(name=name), value) for name, value in kwargs.items()]
+
+
+def argument_layouts(args: Sequence[Any], kwargs: Mapping[str, Any], ranks: bool = False,
+                     rank: int | None = None) -> list[tuple[str, Layout]]:
+    """Each argument's label (``labelled``) and its ``Layout``."""
+    return [(label, Layout.of_value(value)) for label, value in labelled(args, kwargs, ranks, rank)]
 
 
 def changed_containers(layouts: Sequence[tuple[str, Layout]], now: Sequence[Any]) -> list[str]:
@@ -226,7 +227,7 @@ class ArgumentGuard:
         self.allowed = allowed
         self.targets = Targets.of(args, kwargs, ranks)
         self.layouts = argument_layouts(args, kwargs, ranks)
-        self.now = [*(value for rank_args in (args if ranks else [args]) for value in rank_args), *kwargs.values()]
+        self.now = [layout.of for _, layout in self.layouts]  # the arguments themselves, as the call sees them
         self.tensors: list[tuple[str, _TensorState]] = []
         self.modules: list[tuple[torch.nn.Module, _Layout]] = []
         self.optimizers: list[tuple[torch.optim.Optimizer, Any, list[dict[str, Any]]]] = []

@@ -146,20 +146,19 @@ class Forbidden:
             by_identity.setdefault(id(resolve(name)), name)
         watched: dict[types.CodeType, tuple[str, str]] = {}
         builtins: dict[tuple[int, str], tuple[str, str]] = {}
+        # a forbidden API stands for its operators: torch's functions named after one are refused too
+        # (``torch._native_batch_norm_legit_no_training`` where ``F.batch_norm`` is forbidden), as a
+        # worker's armor refuses the operators themselves
+        operators: dict[str, str] = {}
         for n, h in functions.items():
             obj = resolve(n)
             if _unseen_by_mode(obj):
                 watched[obj.__code__] = (n, h)
             elif _builtin_unseen_by_mode(obj):
                 builtins[_builtin_key(obj)] = (n, h)
-        # a forbidden API stands for its operators: torch's functions named after one are refused too
-        # (``torch._native_batch_norm_legit_no_training`` where ``F.batch_norm`` is forbidden), as a
-        # worker's armor refuses the operators themselves
-        operators: dict[str, str] = {}
-        for n in functions:
             for op in kernels_of(n):
                 if op in aten_operators():  # an operator, not a name by chance (torch.func.grad)
-                    operators.setdefault(op, functions[n])
+                    operators.setdefault(op, h)
         return _Targets(classes, functions, by_identity, watched, builtins, operators)
 
     @contextmanager
@@ -362,7 +361,9 @@ class _NumpyModule(types.ModuleType):
     """A numpy module whose attributes a guarded call may not take (``_NumpyGuard``)."""
 
     def __getattribute__(self, attr: str) -> Any:
-        if (attr == "__dict__" or not attr.startswith("__")) and not _may_take_numpy(sys._getframe(1)):
+        # the frame is read only where a refusal is possible: every numpy lookup comes here
+        if (attr == "__dict__" or not attr.startswith("__")) and _NumpyGuard.refusing() \
+                and not _may_take_numpy(sys._getframe(1)):
             _NumpyGuard.refuse(types.ModuleType.__getattribute__(self, "__name__"), attr)
         return super().__getattribute__(attr)
 
@@ -380,15 +381,19 @@ class _NumpyGuard:
     _report: ClassVar[Callable[[str, str], None] | None] = None
 
     @classmethod
+    def refusing(cls) -> bool:
+        """Whether this thread's call is guarded, or numpy is refused for good."""
+        return cls._report is not None or getattr(cls._local, "uses", None) is not None
+
+    @classmethod
     def refuse(cls, module: str, attr: str) -> None:
         name = f"{module}.{attr}"
         uses = getattr(cls._local, "uses", None)
         if uses is not None:
             uses.append(ForbiddenUse(name, engine_phrases.NUMPY_INSTEAD))
-        elif cls._report is not None:
-            cls._report(name, engine_phrases.NUMPY_INSTEAD)
         else:
-            return
+            assert cls._report is not None  # refusing() said one of them
+            cls._report(name, engine_phrases.NUMPY_INSTEAD)
         raise ForbiddenAPIError(f"{name} is forbidden in this drill")
 
     @classmethod
