@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from grader.tests.grading import exercise, run_grade
+from grader.tests.grading import REPO, exercise, run_grade
 from grader.tests.shared import shared
 
 CORPUS = Path(__file__).parent / "same_verdict"
@@ -50,22 +50,31 @@ def submission_names() -> list[str]:
     return sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
 
 
+# a twist of another drill than ``DRILL`` says which on its first line, and follows its reference
+ANOTHER_DRILL = "# drill: "
+
+
 def drill_of(name: str) -> str:
-    """``DRILL`` for a twist; else the drill of the one ``<topic>/<name>.py`` the folder holds."""
-    if (CORPUS / name / "twist.py").exists():
-        return DRILL
+    """A twist's drill (``DRILL`` unless its first line names another); else the drill of
+    the one ``<topic>/<name>.py`` the folder holds."""
+    twist = CORPUS / name / "twist.py"
+    if twist.exists():
+        first = twist.read_text().partition("\n")[0]
+        return first.removeprefix(ANOTHER_DRILL).strip() if first.startswith(ANOTHER_DRILL) else DRILL
     (path,) = (CORPUS / name).glob("*/*.py")
     return path.relative_to(CORPUS / name).with_suffix("").as_posix()
 
 
 def write_submission(name: str, folder: Path) -> Path:
-    """``folder``/``DRILL``.py: the common correct code, then ``name``'s twist; or the
-    folder's whole submission file."""
+    """``folder``/``<drill>``.py: the correct code (the common code of ``DRILL``, another
+    drill's reference), then ``name``'s twist; or the folder's whole submission file."""
     drill = drill_of(name)
     path = folder / f"{drill}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
-    if drill == DRILL:
-        path.write_text((CORPUS / "_common.py").read_text() + "\n\n" + (CORPUS / name / "twist.py").read_text())
+    twist = CORPUS / name / "twist.py"
+    if twist.exists():
+        correct = CORPUS / "_common.py" if drill == DRILL else REPO / "reference" / f"{drill}.py"
+        path.write_text(correct.read_text() + "\n\n" + twist.read_text())
     else:
         path.write_text((CORPUS / name / f"{drill}.py").read_text())
     return folder
