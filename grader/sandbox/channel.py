@@ -152,3 +152,22 @@ class RemoteBatchSizes:
 
     def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
         self.channel.tell({"record": self.index, "size": int(args[0].shape[0])})
+
+    # Copied with its model as the grader's own recorder is in-process: a shallow copy
+    # records to the same place, a deep copy (``copy.deepcopy(model)``, pickling) to one
+    # the grader never reads. Never the channel itself, which cannot be copied.
+    def __copy__(self) -> RemoteBatchSizes:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Unread:
+        return Unread()
+
+    def __reduce__(self) -> tuple[type[Unread], tuple[()]]:
+        return Unread, ()
+
+
+class Unread:
+    """A deep copy's recorder: what it records no one reads."""
+
+    def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
+        return None
