@@ -104,6 +104,8 @@ def write_back(original: Any, new: Any) -> None:
         if not isinstance(new, torch.nn.Module):
             raise WireError("a module came back as something else")
         original.training = new.training  # its own mode: each submodule is written back in its turn
+        # which of its buffers stay out of its state_dict (a buffer the call added does not come back)
+        original._non_persistent_buffers_set = {n for n in new._non_persistent_buffers_set if n in original._buffers}
         for name, p in new._parameters.items():
             if name in original._parameters and p is not original._parameters[name]:
                 original._parameters[name] = p  # the student replaced a parameter

@@ -91,6 +91,15 @@ def test_parameters_grads_and_modules():
     assert got[0].bias is None and type(got[0].weight) is nn.Parameter
 
 
+def test_a_buffer_kept_out_of_the_state_dict_stays_out():
+    model = nn.Sequential(nn.BatchNorm1d(2), nn.Linear(2, 2))
+    model[0].register_buffer("scratch", torch.ones(2), persistent=False)
+    got = round_trip(model)
+    assert got[0]._non_persistent_buffers_set == {"scratch"} and not got[1]._non_persistent_buffers_set
+    assert list(got.state_dict()) == list(model.state_dict())
+    assert torch.equal(got[0].get_buffer("scratch"), model[0].get_buffer("scratch"))
+
+
 def test_optimizers_keep_their_state_and_parameters():
     model = nn.Linear(2, 1)
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
@@ -178,6 +187,8 @@ def tensor_entry(**changes):
       "groups": [], "state": []}, b"", "not from torch.optim"),
     ({"k": "module", "cls": "torch.nn.modules.container:Sequential", "attrs": [], "params": [],
       "buffers": [], "children": [["0", {"obj": 0}]]}, b"", "refers to itself"),
+    ({"k": "module", "cls": "torch.nn.modules.linear:Identity", "attrs": [], "params": [],
+      "buffers": [], "transient": ["mask"], "children": []}, b"", "not one of its buffers"),
     ({"k": "pickle"}, b"", "unknown kind"),
 ])
 def test_malformed_answers_are_refused(entry, payload, message):
