@@ -799,6 +799,23 @@ def test_a_buffer_registered_on_the_callers_module_is_seen_sandboxed_as_in_proce
     assert _in_process(_register_mask, _net())
 
 
+def _keep_the_statistics_out_of_checkpoints(model):
+    model[2][0]._non_persistent_buffers_set.update(model[2][0]._buffers)
+
+
+@pytest.mark.parametrize("allowed", [frozenset(), frozenset({"modules"})])
+def test_a_buffer_made_non_persistent_on_the_callers_module_is_a_change_in_both_modes(allowed):
+    """Red team 3: a call that kept the caller's BatchNorm statistics out of its state_dict
+    changed the oracle's copy in-process (10/10) and was dropped unseen sandboxed (8.64).
+    Now it is a change of the module both ways, undone; allowed, it is written back."""
+    ours, theirs = _net(), _net()
+    _, said = _answered(_keep_the_statistics_out_of_checkpoints, ours, allowed=allowed)
+    said_here = _in_process(_keep_the_statistics_out_of_checkpoints, theirs, allowed=allowed)
+    assert bool(said) == bool(said_here) == (not allowed), (said, said_here)
+    for model in (ours, theirs):
+        assert ("2.0.running_mean" in model.state_dict()) == (not allowed)
+
+
 @pytest.mark.parametrize("allowed", [frozenset(), frozenset({"modules"})])
 def test_each_submodules_own_mode_comes_back_as_in_process(allowed):
     """Allowed to change modules: each submodule's own mode is written back (a recursive
