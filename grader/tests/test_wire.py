@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import socket
 import struct
 from pathlib import Path
@@ -89,6 +91,26 @@ def test_parameters_grads_and_modules():
     assert torch.equal(got(x), model(x))
     assert torch.equal(cast(torch.Tensor, got[0].weight.grad), model[0].weight.grad)
     assert got[0].bias is None and type(got[0].weight) is nn.Parameter
+
+
+def test_a_recorder_hears_forwards_only_and_its_copies_are_plain_python():
+    """Red team 3: calling the model's hooks by hand, once per batch, after one forward of a
+    copy on all of them, scored 10/10 in both modes; and a pickled model carrying the
+    sandbox's recorder could not be loaded in the worker (the copy's recorder was ours)."""
+    from grader.sandbox.channel import RemoteBatchSizes
+
+    model = nn.Linear(2, 2)
+    seen = BatchSizes()
+    model.register_forward_pre_hook(seen)
+    model(torch.randn(3, 2))
+    for hook in model._forward_pre_hooks.values():
+        hook(model, (torch.randn(5, 2),))
+    assert seen.sizes == [3]
+    remote = RemoteBatchSizes(None, 0)  # type: ignore[arg-type]
+    for copy_ in (pickle.loads(pickle.dumps(remote)), copy.deepcopy(remote)):
+        assert not type(copy_).__module__.startswith("grader")
+        assert copy_(model, (torch.randn(1, 2),)) is None
+    assert copy.copy(remote) is remote
 
 
 def test_a_buffer_kept_out_of_the_state_dict_stays_out():
