@@ -16,21 +16,19 @@ writers (``grader.gradescope.results``) to the commands that write them with
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import grader
-from grader.authoring import make_secret, release
-from grader.authoring.audit import command as audit_command
-from grader.classroom import classgrade, term_commands
+from grader.classroom import similarity
 from grader.core import i18n, syllabus
 from grader.core.errors import EXIT_INTERRUPTED, TorchdrillError, UsageError
 from grader.core.i18n import N_, _
 from grader.gradescope import autograder
-from grader.gradescope import results as gradescope_results
 from grader.grading import commands, options
 from grader.learner import check, hint, listing, stub_language, watch
 
@@ -149,6 +147,20 @@ def chosen_lang(argv: list[str]) -> i18n.Lang:
     return i18n.choose(flag, default)
 
 
+class _Later:
+    """``module.name``, imported when it is called: a command loads its own room only
+    (``check`` does not import the class commands, the audit or Gradescope's writers)."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
 def _option(argv: list[str], name: str) -> str | None:
     """The last value of option ``name`` in ``argv`` (``--name VALUE`` or ``--name=VALUE``)."""
     found = None
@@ -228,7 +240,7 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--junit", metavar="FILE", help=_("also write JUnit XML to FILE (for CI dashboards)"))
     p.add_argument("-v", "--verbose", action="store_true",
                    help=_("print every failing property's counterexample under the table"))
-    p.set_defaults(write_gradescope=gradescope_results.write_gradescope)
+    p.set_defaults(write_gradescope=_Later("grader.gradescope.results", "write_gradescope"))
 
 
 # ------------------------------------------------------------------ the learner's loop
@@ -331,7 +343,7 @@ def _release(sub: argparse._SubParsersAction) -> None:
                             "around the notebook (Colab): a .zip or a git repository you publish"))
     rel.add_argument("--course", metavar="DIR", help=_("course folder (default: found from the "
                                                        "current folder upwards)"))
-    rel.set_defaults(run=release.cmd_release)
+    rel.set_defaults(run=_Later("grader.authoring.release", "cmd_release"))
 
 
 def _audit(sub: argparse._SubParsersAction) -> None:
@@ -355,7 +367,7 @@ def _audit(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--out", metavar="DIR", help=_("where audit.json and audit.html go (default: reports/audit/)"))
     a.add_argument("--course", metavar="DIR", help=_("course folder (default: found from the "
                                                      "current folder upwards)"))
-    a.set_defaults(run=audit_command.cmd_audit)
+    a.set_defaults(run=_Later("grader.authoring.audit.command", "cmd_audit"))
 
 
 # ------------------------------------------------------------------ a class
@@ -409,14 +421,14 @@ def _grade_all(sub: argparse._SubParsersAction) -> None:
                    help=_("skip the similarity evidence (class.html's Similarity section, "
                           "DIR/similarity.csv): pairs of students whose code or wrong answers look "
                           "alike, computed on this machine"))
-    g.add_argument("--similarity-threshold", type=float, default=classgrade.similarity.DEFAULT_THRESHOLD,
+    g.add_argument("--similarity-threshold", type=float, default=similarity.DEFAULT_THRESHOLD,
                    metavar="SHARE",
                    help=_("flag a pair whose code matches at least this share of one student's code "
                           "once the stub, names, comments and layout are left out (default "
                           "{threshold}); flags are evidence for a person, never a penalty",
-                          threshold=f"{classgrade.similarity.DEFAULT_THRESHOLD:g}"))
+                          threshold=f"{similarity.DEFAULT_THRESHOLD:g}"))
     _writes_gradescope_class(g)
-    g.set_defaults(run=classgrade.cmd_grade_all)
+    g.set_defaults(run=_Later("grader.classroom.classgrade", "cmd_grade_all"))
 
 
 def _merge(sub: argparse._SubParsersAction) -> None:
@@ -435,13 +447,13 @@ def _merge(sub: argparse._SubParsersAction) -> None:
     m.add_argument("--format", action="append", choices=["gradescope"],
                    help=_("also write DIR/gradescope/ID.json for every student"))
     _writes_gradescope_class(m)
-    m.set_defaults(run=classgrade.cmd_merge)
+    m.set_defaults(run=_Later("grader.classroom.classgrade", "cmd_merge"))
 
 
 def _writes_gradescope_class(p: argparse.ArgumentParser) -> None:
     """A class command writes Gradescope's per-student files (asked with ``--format
     gradescope``, or again where an earlier command wrote them) with this writer."""
-    p.set_defaults(write_gradescope_class=gradescope_results.write_gradescope_class)
+    p.set_defaults(write_gradescope_class=_Later("grader.gradescope.results", "write_gradescope_class"))
 
 
 def _extend(sub: argparse._SubParsersAction) -> None:
@@ -464,7 +476,7 @@ def _extend(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--reason", metavar="TEXT", help=_("why (kept in the gradebook, shown in the report; left "
                                                       "out, the reason in force is kept)"))
     _decided_by(e)
-    e.set_defaults(run=term_commands.cmd_extend)
+    e.set_defaults(run=_Later("grader.classroom.term_commands", "cmd_extend"))
 
 
 def _decision_about(p: argparse.ArgumentParser) -> None:
@@ -495,7 +507,7 @@ def _override(sub: argparse._SubParsersAction) -> None:
                                                       "left out later the reason in force is kept)"))
     o.add_argument("--clear", action="store_true", help=_("remove the override"))
     _decided_by(o)
-    o.set_defaults(run=term_commands.cmd_override)
+    o.set_defaults(run=_Later("grader.classroom.term_commands", "cmd_override"))
 
 
 def _gradescope_autograder(sub: argparse._SubParsersAction) -> None:
@@ -529,4 +541,4 @@ def _secret(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--out", metavar="FILE",
                    help=_("where to keep it (default: ~/.config/torchdrill/secret, or under "
                           "$XDG_CONFIG_HOME; outside the course folder, so no release or push takes it)"))
-    s.set_defaults(run=make_secret.cmd_secret)
+    s.set_defaults(run=_Later("grader.authoring.make_secret", "cmd_secret"))

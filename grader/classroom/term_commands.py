@@ -150,7 +150,8 @@ def parse_until(text: str, assignment: Assignment) -> datetime:
 
 
 def _republish(book: Gradebook, out: Path, course: Path, args: argparse.Namespace) -> int:
-    written = publish(book, out, course, gradescope=gradescope_files(args, ClassLayout(out).gradescope.is_dir()))
+    written = publish(book, out, course, gradescope=gradescope_files(args, ClassLayout(out).gradescope.is_dir()),
+                      lang=args.lang)
     for what, where in written.items():
         print(written_line(what, where))
     return EXIT_OK

@@ -300,6 +300,8 @@ class _Layout:
 
     key: tuple[Any, ...]
     objects: dict[str, Any]
+    # each module's set of buffers kept out of its state_dict, and what the set held
+    transient: tuple[tuple[torch.nn.Module, Any, frozenset[str]], ...] = ()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Layout) and self.key == other.key
@@ -307,13 +309,20 @@ class _Layout:
 
 def _module_layout(module: torch.nn.Module) -> _Layout:
     named = [*module.named_parameters(), *module.named_buffers(), *module.named_modules()]
+    transient = tuple((m, m._non_persistent_buffers_set, frozenset(m._non_persistent_buffers_set))
+                      for m in module.modules())
     return _Layout((tuple(m.training for m in module.modules()),
-                    tuple((n, id(o)) for n, o in named)), dict(named))
+                    tuple((n, id(o)) for n, o in named),
+                    tuple((id(s), names) for _, s, names in transient)), dict(named), transient)
 
 
 def _restore_module(module: torch.nn.Module, layout: _Layout) -> None:
     for m, training in zip(module.modules(), layout.key[0]):
         m.training = training
+    for m, kept, names in layout.transient:  # which buffers a checkpoint leaves out
+        m._non_persistent_buffers_set = kept
+        kept.clear()
+        kept.update(names)
     for name, obj in layout.objects.items():
         if not name:
             continue

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 import sys
 import threading
 import types
@@ -368,6 +369,9 @@ class _NumpyModule(types.ModuleType):
         return super().__getattribute__(attr)
 
 
+_NUMPY_NAME = re.compile(r"numpy(?:\.|$)")
+
+
 class _NumpyGuard:
     """numpy's modules take a class of ours the first time a call is guarded (and so do
     those loaded later): an attribute taken from one (``np.bincount``,
@@ -401,8 +405,9 @@ class _NumpyGuard:
         with cls._lock:
             if len(sys.modules) == cls._seen:
                 return
-            for name, module in list(sys.modules.items()):
-                if (name == "numpy" or name.startswith("numpy.")) and type(module) is types.ModuleType:
+            for name in filter(_NUMPY_NAME.match, list(sys.modules)):  # at C speed: it runs on every import
+                module = sys.modules.get(name)
+                if type(module) is types.ModuleType:
                     module.__class__ = _NumpyModule
             cls._seen = len(sys.modules)
 

@@ -27,8 +27,10 @@ rank process runs lives here too.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import queue as queue_module
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -65,7 +67,27 @@ class BatchSizes:
         self.sizes: list[int] = list(sizes or [])
 
     def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
-        self.sizes.append(int(args[0].shape[0]))
+        if in_forward(module):
+            self.sizes.append(int(args[0].shape[0]))
+
+
+_FORWARD = next(c for c in torch.nn.Module._call_impl.__code__.co_consts
+                if getattr(c, "co_name", None) == "inner")
+
+
+def in_forward(module: torch.nn.Module) -> bool:
+    """Whether the hook asking was called by ``module``'s own forward call, which runs its
+    pre-hooks (``nn.Module._call_impl``): a recorder called by hand, with the model and a
+    batch it was never run on, records nothing."""
+    caller = sys._getframe(2)  # in_forward <- the hook's __call__ <- its caller
+    return caller.f_code is _FORWARD and caller.f_locals.get("self") is module
+
+
+def unread() -> Callable[[torch.nn.Module, tuple[Any, ...]], None]:
+    """A forward pre-hook that records where no one reads, made of the standard library
+    alone: what a copy of a model carrying a recorder carries (a sandbox worker's pickle
+    cannot import the grader's modules)."""
+    return functools.partial(dict.__setitem__, {})
 
 
 @dataclass

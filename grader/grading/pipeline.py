@@ -158,13 +158,27 @@ def _pytest(course: Path, args: list[str], plugins: Sequence[object]) -> Results
 
     freeze_heavy_imports()
     errors = _GraderErrors()
-    code = pytest.main([*args, "--rootdir", str(course), "-p", "no:terminal", "-p", "no:cacheprovider"],
-                       plugins=[errors, *plugins])
+    code = pytest.main([*args, "--rootdir", str(course), *_plugins(args)], plugins=[errors, *plugins])
     collector = errors.collector
     failure = _grading_failure(int(code), errors, collector)
     if failure is not None:
         raise failure
     return collector.results
+
+
+def _plugins(args: Sequence[str]) -> list[str]:
+    """pytest's plugins for a grading: the grader's, hypothesis's and xdist's (unless ``args``
+    turn it off), named, and no other installed one: what is installed beside the grader
+    (pytest-cov, pytest-randomly) does not change a grade, and pytest does not read every
+    installed distribution to find its plugins. xdist's workers are started with these
+    arguments too. Off: the terminal (the grader reports), the cache, and
+    unraisableexception, whose two full garbage collections a session are a large part of a
+    small grading's cost, for warnings no verdict reads."""
+    named = ["grader.grading.plugin", "_hypothesis_pytestplugin"]
+    if "no:xdist" not in args:
+        named.append("xdist.plugin")
+    off = ["no:terminal", "no:cacheprovider", "no:unraisableexception"]
+    return ["--disable-plugin-autoload", *(arg for name in [*named, *off] for arg in ("-p", name))]
 
 
 def _grading_failure(code: int, errors: _GraderErrors, collector: Any) -> GraderFailed | None:

@@ -1,9 +1,9 @@
 """The grading pytest plugin: inert until a run asks it to grade.
 
 Loaded by the ``pytest11`` entry point in every pytest run wherever torchdrill is
-installed, it declares its options (``grader.grading.options``), its markers and
-the ``impl``/``ref`` fixtures, and nothing else: no torch, no hypothesis profile,
-no results. A run grades when it carries a ``GradingRequest``
+installed (a grading names it instead: ``grader.grading.pipeline._plugins``), it declares
+its options (``grader.grading.options``), its markers and the ``impl``/``ref`` fixtures,
+and nothing else: no torch, no hypothesis profile, no results. A run grades when it carries a ``GradingRequest``
 (``grader.grading.request``): handed in as a plugin object (``grader.grading.pipeline``),
 sent to an xdist worker in its ``workerinput``, or, in a direct pytest run that gives
 one of ``--submission``, ``--results`` or ``--reference-dir`` (``tox -e cuda``), read

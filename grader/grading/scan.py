@@ -17,9 +17,10 @@ tensor method (``Tensor.stride``) is flagged wherever ``.stride`` is read.
 from __future__ import annotations
 
 import ast
+import functools
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,33 +78,52 @@ class _Rules:
 
     dotted: dict[str, str]  # full dotted path (canonical or where it is defined) -> drill's name
     methods: dict[str, str]  # tensor method name -> drill's name
-    # torch's namesakes of the forbidden APIs (grader.sandbox.armor.namesake_sites):
-    # module -> {function or method name -> drill's name}
-    namesakes: dict[str, dict[str, str]] = field(default_factory=dict)
+    # the forbidden APIs' full names, and the stems their namesakes in torch may have
+    # (grader.sandbox.armor.namesake_stems): most sources name none, and then torch's
+    # source is never read for them
+    forbidden: tuple[str, ...] = ()
+    stems: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, forbid: Mapping[str, str]) -> _Rules:
-        from grader.sandbox.armor import namesake_sites
+        from grader.sandbox.armor import namesake_stems
 
         dotted: dict[str, str] = {}
         methods: dict[str, str] = {}
-        namesakes: dict[str, dict[str, str]] = {}
+        stems: set[str] = set()
+        forbidden: dict[str, None] = {}
         for name in forbid:
             for full in [canonical_name(name), *members(canonical_name(name))]:  # a module: its APIs too
                 dotted.setdefault(full, name)
+                forbidden[full] = None
                 if full.startswith(_TENSOR) and full.count(".") == 2:
                     methods.setdefault(full.rpartition(".")[2], name)
                 home = _defined_at(full)
                 if home:
                     dotted.setdefault(home, name)
-                for module, attr in namesake_sites(full):
-                    namesakes.setdefault(module, {}).setdefault(attr, name)
-        return cls(dotted, methods, namesakes)
+                stems.update(*namesake_stems(full))
+        return cls(dotted, methods, tuple(forbidden), frozenset(stems))
+
+    @functools.cached_property
+    def namesakes(self) -> dict[str, dict[str, str]]:
+        """torch's namesakes of the forbidden APIs (``grader.sandbox.armor.namesake_sites``):
+        module -> {function or method name -> drill's name}."""
+        from grader.sandbox.armor import namesake_sites
+
+        found: dict[str, dict[str, str]] = {}
+        for full in self.forbidden:
+            for module, attr in namesake_sites(full):
+                found.setdefault(module, {}).setdefault(attr, self.dotted[full])
+        return found
 
     def namesake(self, path: str) -> str | None:
         """The drill's name whose namesake ``path`` reaches (``torch.distributed.fsdp.
         sharded_grad_scaler.ShardedGradScaler._amp_update_scale_cpu_``), if any."""
+        from grader.sandbox.armor import namesake_stem
+
         module, _, attr = path.rpartition(".")
+        if not module or namesake_stem(attr) not in self.stems:
+            return None
         while module:
             found = self.namesakes.get(module, {}).get(attr)
             if found is not None:

@@ -263,14 +263,27 @@ def namesake_sites(name: str) -> list[tuple[str, str]]:
     return sorted(sites)
 
 
-def _namesakes(name: str) -> list[tuple[str, str, bool]]:
-    """(file, name, at module level) of the namesakes of the forbidden API ``name``."""
+def namesake_stems(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The names (as ``namesake_stem`` gives them) a namesake of the forbidden API ``name``
+    may have, without reading torch's source: its operators' (any function or method),
+    and its own (a module-level function only)."""
     bases = kernels_of(name)
     if not bases:
-        return []  # refused by name only: its operator serves allowed APIs too
-    operators = {_norm(base) for base in bases if base in aten_operators()}
+        return frozenset(), frozenset()  # refused by name only: its operator serves allowed APIs too
+    operators = frozenset(_norm(base) for base in bases if base in aten_operators())
+    return operators, frozenset({_norm(name.rpartition(".")[2])}) - operators
+
+
+def namesake_stem(name: str) -> str:
+    """``name`` as a namesake's stem: ``_amp_update_scale_cpu_`` -> ``amp_update_scale``."""
+    return _norm(name)
+
+
+def _namesakes(name: str) -> list[tuple[str, str, bool]]:
+    """(file, name, at module level) of the namesakes of the forbidden API ``name``."""
+    operators, own = namesake_stems(name)
     found = []
-    for stem in operators | {_norm(name.rpartition(".")[2])}:
+    for stem in operators | own:
         for file, attr, top in _namesake_index().get(stem, ()):
             if stem in operators or top:  # a method shares an API's name by chance (``Tensor.grad``)
                 found.append((file, attr, top))

@@ -151,4 +151,17 @@ class RemoteBatchSizes:
         self.channel, self.index = channel, index
 
     def __call__(self, module: torch.nn.Module, args: tuple[Any, ...]) -> None:
-        self.channel.tell({"record": self.index, "size": int(args[0].shape[0])})
+        if harness.in_forward(module):
+            self.channel.tell({"record": self.index, "size": int(args[0].shape[0])})
+
+    # Copied with its model as the grader's own recorder is in-process: a shallow copy
+    # records to the same place, a deep copy (``copy.deepcopy(model)``, pickling) to one
+    # the grader never reads. Never the channel itself, which cannot be copied.
+    def __copy__(self) -> RemoteBatchSizes:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return harness.unread()
+
+    def __reduce__(self) -> str | tuple[Any, ...]:
+        return harness.unread().__reduce__()

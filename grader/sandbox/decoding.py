@@ -274,6 +274,11 @@ class Decoder:
             if b is not None and not isinstance(b, torch.Tensor):
                 raise WireError(f"module buffer {name!r} is not a tensor")
             m._buffers[name] = b
+        transient = _list(e.get("transient", []))
+        if any(type(name) is not str or name not in m._buffers for name in transient):
+            raise WireError(f"a {cls.__name__} came back with a non-persistent buffer that is not one of its "
+                            f"buffers: {str(transient)[:80]}")
+        m._non_persistent_buffers_set = set(transient)
         for name, node in _pairs(e.get("children")):
             child = self.value(node)
             if child is not None and not isinstance(child, torch.nn.Module):

@@ -212,6 +212,7 @@ class Encoder:
             "recorders": recorders, **held,
             "params": [[k, None if p is None else self.ref(p)] for k, p in m._parameters.items()],
             "buffers": [[k, None if b is None else self.ref(b)] for k, b in m._buffers.items()],
+            **_transient(m),
             "children": [[k, None if c is None else self.value(c)] for k, c in m._modules.items()],
         }
 
@@ -238,6 +239,13 @@ class Encoder:
 def _is_torch_class(v: Any, base: type, prefix: str) -> bool:
     return isinstance(v, base) and type(v).__module__.startswith(prefix)
 
+
+
+def _transient(m: torch.nn.Module) -> dict[str, Any]:
+    """``{"transient": [names]}``: the buffers ``m`` keeps out of its ``state_dict``
+    (``register_buffer(..., persistent=False)``), or nothing when it keeps none out."""
+    names = [n for n in m._buffers if n in m._non_persistent_buffers_set]
+    return {"transient": names} if names else {}
 
 
 def _hooks_held(m: torch.nn.Module) -> dict[str, list[int]]:

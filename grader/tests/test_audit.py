@@ -7,6 +7,8 @@ import ast
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,6 +75,21 @@ def test_do_nothing_answers_are_built_for_every_function_and_kind():
     assert do_nothing.spec_error(reference.read_text()) == "ValueError"
     assert answers[-1].kinds != do_nothing.answers(stub, reference.read_text(), reference, seed=1)[-1].kinds or \
         answers[-2].kinds != do_nothing.answers(stub, reference.read_text(), reference, seed=1)[-2].kinds
+
+
+def test_a_hunting_child_cannot_take_the_machines_memory():
+    """A candidate asking for more than the hunt's headroom (one ran a hunt to 23 GiB of
+    resident memory on a 24 GiB machine) fails as a wrong call does; a small one still works."""
+    code = ("import torch\n"
+            "from grader.authoring.audit.routes import HUNT_MEMORY_BYTES, _bound_memory\n"
+            "_bound_memory()\n"
+            "torch.ones(2**20, dtype=torch.uint8)\n"
+            "try:\n"
+            "    torch.ones(HUNT_MEMORY_BYTES + 2**30, dtype=torch.uint8)\n"
+            "except RuntimeError as exc:\n"
+            "    print('refused:', exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "refused:" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_a_route_answer_keeps_the_other_functions_stubs():

@@ -43,6 +43,7 @@ LOSES = {
     "write_then_raise": {"test_negative_count_raises_value_error", "test_wrong_number_of_counts_raises_value_error",
                          "test_dim_out_of_range_raises_index_error"},
     "hooks_left_on_raise": {"test_hooks_are_removed_when_the_forward_raises"},
+    "model_copy": {"test_one_forward_per_batch"},
 }
 
 
@@ -117,6 +118,9 @@ def test_same_verdict_in_process_and_sandboxed(graded, name):
     expected = LOSES[name] if LOSES[name] is not EVERY else \
         {test for test, outcome in inprocess.items() if not outcome.startswith("not_run")}
     assert lost == expected, f"{name} lost {sorted(lost)}, expected {sorted(expected)}: {inprocess}"
+    if name == "model_copy":  # said as what it is in both modes (sandboxed, the copy once failed to pickle a socket)
+        assert all("never ran forward the model it was given" in mode["test_one_forward_per_batch"]
+                   for mode in (inprocess, sandboxed)), (inprocess, sandboxed)
     if LOSES[name] is EVERY:  # said as what it is, in the properties that do not check it themselves
         assert all("leave the arguments as they were given" in inprocess[t]
                    for t in lost - {"test_inputs_unchanged"}), inprocess

@@ -211,6 +211,12 @@ def test_a_term_gives_the_hand_calculated_final_points_everywhere(tmp_path: Path
     report = ClassLayout(out).student("dan").report.read_text(encoding="utf-8")
     assert "excused: illness" in report and "regraded: 30 → 35 points graded" in report
 
+    # the reports a decision writes again are in the language the command speaks
+    assert '<html lang="en">' in (out / "class.html").read_text(encoding="utf-8")
+    run_cli("override", str(out), "ana", "week1", "19", "--reason", "excused", "--course", str(course), "--lang", "zh")
+    assert '<html lang="zh-CN">' in (out / "class.html").read_text(encoding="utf-8")
+    assert '<html lang="zh-CN">' in ClassLayout(out).student("ana").report.read_text(encoding="utf-8")
+
 
 def test_an_old_gradebook_migrates_and_keeps_every_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "gradebook.sqlite"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import socket
 import struct
 from pathlib import Path
@@ -89,6 +91,35 @@ def test_parameters_grads_and_modules():
     assert torch.equal(got(x), model(x))
     assert torch.equal(cast(torch.Tensor, got[0].weight.grad), model[0].weight.grad)
     assert got[0].bias is None and type(got[0].weight) is nn.Parameter
+
+
+def test_a_recorder_hears_forwards_only_and_its_copies_are_plain_python():
+    """Red team 3: calling the model's hooks by hand, once per batch, after one forward of a
+    copy on all of them, scored 10/10 in both modes; and a pickled model carrying the
+    sandbox's recorder could not be loaded in the worker (the copy's recorder was ours)."""
+    from grader.sandbox.channel import RemoteBatchSizes
+
+    model = nn.Linear(2, 2)
+    seen = BatchSizes()
+    model.register_forward_pre_hook(seen)
+    model(torch.randn(3, 2))
+    for hook in model._forward_pre_hooks.values():
+        hook(model, (torch.randn(5, 2),))
+    assert seen.sizes == [3]
+    remote = RemoteBatchSizes(None, 0)  # type: ignore[arg-type]
+    for copy_ in (pickle.loads(pickle.dumps(remote)), copy.deepcopy(remote)):
+        assert not type(copy_).__module__.startswith("grader")
+        assert copy_(model, (torch.randn(1, 2),)) is None
+    assert copy.copy(remote) is remote
+
+
+def test_a_buffer_kept_out_of_the_state_dict_stays_out():
+    model = nn.Sequential(nn.BatchNorm1d(2), nn.Linear(2, 2))
+    model[0].register_buffer("scratch", torch.ones(2), persistent=False)
+    got = round_trip(model)
+    assert got[0]._non_persistent_buffers_set == {"scratch"} and not got[1]._non_persistent_buffers_set
+    assert list(got.state_dict()) == list(model.state_dict())
+    assert torch.equal(got[0].get_buffer("scratch"), model[0].get_buffer("scratch"))
 
 
 def test_optimizers_keep_their_state_and_parameters():
@@ -178,6 +209,8 @@ def tensor_entry(**changes):
       "groups": [], "state": []}, b"", "not from torch.optim"),
     ({"k": "module", "cls": "torch.nn.modules.container:Sequential", "attrs": [], "params": [],
       "buffers": [], "children": [["0", {"obj": 0}]]}, b"", "refers to itself"),
+    ({"k": "module", "cls": "torch.nn.modules.linear:Identity", "attrs": [], "params": [],
+      "buffers": [], "transient": ["mask"], "children": []}, b"", "not one of its buffers"),
     ({"k": "pickle"}, b"", "unknown kind"),
 ])
 def test_malformed_answers_are_refused(entry, payload, message):
@@ -786,6 +819,23 @@ def test_a_buffer_registered_on_the_callers_module_is_seen_sandboxed_as_in_proce
     _, said = _answered(_register_mask, _net())
     assert said and "modules, parameters or training mode" in said[0]
     assert _in_process(_register_mask, _net())
+
+
+def _keep_the_statistics_out_of_checkpoints(model):
+    model[2][0]._non_persistent_buffers_set.update(model[2][0]._buffers)
+
+
+@pytest.mark.parametrize("allowed", [frozenset(), frozenset({"modules"})])
+def test_a_buffer_made_non_persistent_on_the_callers_module_is_a_change_in_both_modes(allowed):
+    """Red team 3: a call that kept the caller's BatchNorm statistics out of its state_dict
+    changed the oracle's copy in-process (10/10) and was dropped unseen sandboxed (8.64).
+    Now it is a change of the module both ways, undone; allowed, it is written back."""
+    ours, theirs = _net(), _net()
+    _, said = _answered(_keep_the_statistics_out_of_checkpoints, ours, allowed=allowed)
+    said_here = _in_process(_keep_the_statistics_out_of_checkpoints, theirs, allowed=allowed)
+    assert bool(said) == bool(said_here) == (not allowed), (said, said_here)
+    for model in (ours, theirs):
+        assert ("2.0.running_mean" in model.state_dict()) == (not allowed)
 
 
 @pytest.mark.parametrize("allowed", [frozenset(), frozenset({"modules"})])

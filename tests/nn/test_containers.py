@@ -474,11 +474,13 @@ def test_a_shared_parameter_is_frozen_under_any_of_its_names(impl, case, ordinar
 @settings(max_examples=20)
 @given(freeze_cases(frozen=True))
 def test_only_requires_grad_changes(impl, case):
-    """The same Parameter objects stay in place with their values, and every module keeps its
-    training mode (freezing is not eval())."""
+    """The same Parameter objects stay in place with their values, every module keeps its
+    training mode (freezing is not eval()), its buffers and which of them a checkpoint
+    holds."""
     model = case.recipe.build()
     before = [(name, p, p.detach().clone()) for name, p in every_parameter(model)]
     modes = [(name, m.training) for name, m in model.named_modules(remove_duplicate=False)]
+    buffers = buffer_layout(model)
     what = f"freeze(model, {list(case.prefixes)}) for {case.recipe.text()}"
     impl.freeze(model, list(case.prefixes))
     with anchored(lambda: check_freeze(impl, case)):
@@ -491,3 +493,12 @@ def test_only_requires_grad_changes(impl, case):
         now = [(name, m.training) for name, m in model.named_modules(remove_duplicate=False)]
         assert now == modes, (f"{what} changed the training mode of {[n for (n, a), (_, b) in zip(modes, now) if a != b]}"
                               ": freezing is not model.eval()")
+        assert buffer_layout(model) == buffers, (
+            f"{what} changed the model's buffers (added, removed, replaced, or kept in or out of its "
+            "state_dict): freezing changes requires_grad only")
+
+
+def buffer_layout(model: nn.Module) -> list[tuple[str, int, bool]]:
+    """Each buffer by name, the tensor itself, and whether the model's state_dict holds it."""
+    return [(f"{prefix}.{name}".lstrip("."), id(b), name not in m._non_persistent_buffers_set)
+            for prefix, m in model.named_modules(remove_duplicate=False) for name, b in m._buffers.items()]

@@ -3,10 +3,10 @@ module, a model's tensors split into parameters and buffers, and a wrapper's pre
 checkpoint's keys; against named_parameters, named_buffers and state_dict.
 
 Every module here is built from torch.nn classes, so it crosses the sandbox as it is (class,
-settings, parameters, buffers, submodules; identity kept, so a tied weight stays tied). Two facts
-do not cross it: whether a buffer is persistent, and a buffer a call adds to a module it was
-sent. So masked_copy returns a new module and the checkpoint of it (what persistence changes),
-and no input holds a non-persistent buffer.
+settings, parameters, buffers and which of them are persistent, submodules; identity kept, so a
+tied weight stays tied). One fact does not cross it: a buffer a call adds to a module it was
+sent. So masked_copy returns a new module and the checkpoint of it (what persistence changes).
+Some inputs hold a non-persistent buffer, which split_state lists and state_dict() leaves out.
 """
 
 from __future__ import annotations
@@ -75,12 +75,14 @@ def leaf(kind: str, d: int) -> nn.Module:
         return nn.Embedding(3, d, dtype=torch.float64)
     if kind == "relu":
         return nn.ReLU()
-    # a plain module holding a parameter, a submodule and a buffer: its own entries come before
-    # its submodule's in named_parameters() (a walk that lists children first does not)
+    # a plain module holding a parameter, a submodule and two buffers: its own entries come before
+    # its submodule's in named_parameters() (a walk that lists children first does not), and one
+    # buffer is not persistent (a split made from state_dict() loses it)
     own = nn.Module()
     own.register_parameter("scale", nn.Parameter(torch.randn(d, dtype=torch.float64)))
     own.add_module("proj", nn.Linear(d, d, dtype=torch.float64))
     own.register_buffer("steps", torch.tensor(7))
+    own.register_buffer("scratch", torch.full((d,), 0.5, dtype=torch.float64), persistent=False)
     return own
 
 

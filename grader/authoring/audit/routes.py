@@ -349,6 +349,7 @@ def hunt(examples: Examples, budget_s: float, log: Path) -> dict[str, Any]:
         log.write_text("")
         pid = os.fork()
         if pid == 0:  # the child: hunt from ``start``, and leave without cleaning up
+            _bound_memory()
             os._exit(_hunt_from(examples, start, left, log))
         _, status, usage = os.wait4(pid, 0)
         left -= usage.ru_utime + usage.ru_stime
@@ -367,6 +368,24 @@ def hunt(examples: Examples, budget_s: float, log: Path) -> dict[str, Any]:
 
 
 _OUT_OF_TIME = 3
+# What a hunting child may allocate beyond what it inherited: a candidate called with
+# arguments it was never meant for can ask for tens of GiB (``torch.empty`` of an
+# example's values as a shape); refused, its call fails as any other wrong call does.
+HUNT_MEMORY_BYTES = 2 * 2**30
+
+
+def _bound_memory() -> None:
+    """Cap this process's data (heap and anonymous mappings) at what it holds now plus
+    ``HUNT_MEMORY_BYTES``."""
+    import resource
+
+    held = 0
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmData:"):
+                held = int(line.split()[1]) * 1024
+    limit = held + HUNT_MEMORY_BYTES
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
 def _hunt_from(examples: Examples, start: int, budget_s: float, log: Path) -> int:
