@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         return UsageError.exit_code
     with i18n.speaking(lang):
         args = build_parser().parse_args(argv)
-        args.lang = lang
+        args.lang = lang  # every command reads the language it speaks from here, and only here
         try:
             return int(args.run(args))
         except TorchdrillError as exc:

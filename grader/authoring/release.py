@@ -202,7 +202,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     try:
         made = build(root, Path(args.out), notebooks=getattr(args, "notebooks", False),
                      handout_url=getattr(args, "handout_url", None) or "",
-                     lang=getattr(args, "lang", i18n.Lang.EN))
+                     lang=args.lang)
     except ReleaseError as exc:
         raise UsageError(_("no release written: {error}", error=exc)) from None
     print(_("release: {path} ({count} files)", path=made.out, count=len(made.files)))

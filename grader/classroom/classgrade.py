@@ -305,7 +305,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                     digest=drawn.digest) if drawn else
                   _("examples: public (--public-examples): every student can replay them"), highlight=False)
     grading = ClassGrading(course, out, template, args.only, args.force, console, secret=drawn,
-                           lang=getattr(args, "lang", i18n.Lang.EN))
+                           lang=args.lang)
     zone = assignments.term_zone(course)
     table = times.read_option(args.times, zone) if args.times else None  # --times zip is refused here
     reader = times.Reader(folder.resolve(), zone, table, student_files=args.student_timestamps)
@@ -340,7 +340,7 @@ def cmd_grade_all(args: argparse.Namespace) -> int:
                         "not computed ({kind}: {error})", kind=type(exc).__name__, error=exc), highlight=False)
             written = publish(book, out, course, gradescope_files(args, "gradescope" in (args.format or [])), found,
                               reuse=not args.no_similarity, graded=grading.tally.graded,
-                              lang=getattr(args, "lang", i18n.Lang.EN))
+                              lang=args.lang)
             current = settled(book, course)
     finally:
         runner.close()
@@ -470,9 +470,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
                     conflicts=len(merged.conflicts), unknown=len(merged.unknown)))
             if merged.replaced and merged.submission is not None:
                 write_student(out, course, student, book.results_of(merged.submission),
-                              getattr(args, "lang", i18n.Lang.EN))
+                              args.lang)
         written = publish(book, out, course, gradescope_files(args, "gradescope" in (args.format or [])),
-                          lang=getattr(args, "lang", i18n.Lang.EN))
+                          lang=args.lang)
     for what, where in written.items():
         print(written_line(what, where))
     return EXIT_OK

@@ -234,7 +234,7 @@ def cmd_gradescope_autograder(args: argparse.Namespace) -> int:
               "examples": drawn.digest if drawn else "public",
               "drills": sorted(args.only or exercise_tests(course)),
               "made_by": f"torchdrill {grader.__version__}"}
-    names = build(course, out, config, args.torch_index, drawn, getattr(args, "lang", i18n.Lang.EN))
+    names = build(course, out, config, args.torch_index, drawn, args.lang)
     drills = config["drills"]
     print(f"autograder: {out} ({len(names)} files; {len(drills)} drill(s): "
           f"{', '.join(drills) if len(drills) <= 6 else ', '.join(drills[:6]) + ', ...'})")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from grader.core import course_secret, i18n, record, results_json, syllabus
+from grader.core import course_secret, record, results_json, syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _, ngettext
 from grader.core.layout import Layout
@@ -39,7 +39,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     # a bad secret stops here, before the grading
     secret = None if args.public_examples else course_secret.given(args.secret_file)
     submission = open_submission(args.submission, course)
-    lang = getattr(args, "lang", i18n.Lang.EN)  # the language the command speaks (grader.cli.main)
+    lang = args.lang  # the language the command speaks (grader.cli.main)
     request = GradingRequest(course=course, isolation=isolation(args.isolation, course, submission),
                              sandbox_off=tuple(args.sandbox_off or ()), limits=options.limits(args),
                              secret=secret, only=tuple(args.only or ()), profile=args.profile,
@@ -124,7 +124,7 @@ def _report_course(args: argparse.Namespace, results_path: Path) -> Path:
 def _publish(results: Results, out: Path, course: Path, args: argparse.Namespace) -> None:
     """Write index.html, and the exports asked for; print where each went."""
     student_report.templates_dir(course)
-    lang = getattr(args, "lang", i18n.Lang.EN)  # the language the command speaks (grader.cli.main)
+    lang = args.lang  # the language the command speaks (grader.cli.main)
     print(_("report: {path}", path=student_report.write_report(results, out, course, lang)))
     _exports(results, out, args, course)
 
@@ -133,7 +133,7 @@ def _exports(results: Results, out: Path, args: argparse.Namespace, course: Path
     """Write the exports asked for; print where each went. Gradescope's results are
     written by ``args.write_gradescope`` (``grader.gradescope.results.write_gradescope``,
     set by the command line)."""
-    lang = getattr(args, "lang", i18n.Lang.EN)
+    lang = args.lang
     if "gradescope" in (args.format or []):
         print(_("gradescope: {path}", path=args.write_gradescope(results, out, lang, course)))
     if args.junit:

@@ -299,7 +299,7 @@ def _plan(where: Place, drill: str, record: docstring_record.Record, target: i18
 
 def cmd_stubs(args: argparse.Namespace) -> int:
     where = place(args)
-    target = i18n.Lang(getattr(args, "lang", i18n.Lang.EN))
+    target = i18n.Lang(args.lang)
     language = _(LANGUAGE_NAMES[target])
     record = docstring_record.read_all(where.submission)
     plans = [p for p in (_plan(where, d, record, target) for d in where.course.ids) if p is not None]

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from grader.authoring.audit import report
 from grader.authoring.audit.run import Plan, audit
-from grader.core import i18n, syllabus
+from grader.core import syllabus
 from grader.core.errors import EXIT_OK, UsageError
 from grader.core.i18n import _
 
@@ -55,7 +55,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         audits = audit(course, drills, plan, progress=lambda line: status.update(line))
     report.print_tables(audits, Console(width=max(Console().width, 110)))
     out = Path(args.out) if args.out else course / "reports" / "audit"
-    json_path, html_path = report.write(audits, out, args.seed, getattr(args, "lang", i18n.Lang.EN))
+    json_path, html_path = report.write(audits, out, args.seed, args.lang)
     failing = sum(a.failing for a in audits)
     print(_("audit: {count} unexplained findings or stale acceptances in {seconds} s; {json}, {html}", count=failing,
             seconds=round(time.monotonic() - start, 1), json=json_path, html=html_path))
