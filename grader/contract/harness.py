@@ -71,8 +71,10 @@ class BatchSizes:
             self.sizes.append(int(args[0].shape[0]))
 
 
-_FORWARD = next(c for c in torch.nn.Module._call_impl.__code__.co_consts
-                if getattr(c, "co_name", None) == "inner")
+# the code that calls a module's forward pre-hooks: _call_impl's nested ``inner`` (torch 2.x),
+# else _call_impl itself
+_FORWARD = next((c for c in torch.nn.Module._call_impl.__code__.co_consts if getattr(c, "co_name", None) == "inner"),
+                torch.nn.Module._call_impl.__code__)
 
 
 def in_forward(module: torch.nn.Module) -> bool:
