@@ -23,6 +23,7 @@ from grader.sandbox.wire import (
     is_plain,
     settings_of,
     storage_span,
+    transient_buffers,
 )
 
 _DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
@@ -242,9 +243,9 @@ def _is_torch_class(v: Any, base: type, prefix: str) -> bool:
 
 
 def _transient(m: torch.nn.Module) -> dict[str, Any]:
-    """``{"transient": [names]}``: the buffers ``m`` keeps out of its ``state_dict``
-    (``register_buffer(..., persistent=False)``), or nothing when it keeps none out."""
-    names = [n for n in m._buffers if n in m._non_persistent_buffers_set]
+    """``{"transient": [names]}`` (``wire.transient_buffers``), or nothing when ``m`` keeps
+    no buffer out of its ``state_dict``."""
+    names = transient_buffers(m)
     return {"transient": names} if names else {}
 
 

@@ -192,6 +192,13 @@ _DERIVED_SETTINGS: dict[str, tuple[str, ...]] = {
 }
 
 
+def transient_buffers(m: torch.nn.Module) -> list[str]:
+    """The buffers ``m`` keeps out of its ``state_dict`` (``register_buffer(...,
+    persistent=False)``), in its buffers' order: what crosses the wire, and what a
+    call may have changed."""
+    return [name for name in m._buffers if name in m._non_persistent_buffers_set]
+
+
 @functools.cache
 def settings_of(cls: type) -> frozenset[str]:
     """The instance attributes a ``torch.nn`` module may carry across the wire: its

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from grader.contract.arguments import Targets, grad_changed, same_state, same_tensor
-from grader.sandbox.wire import WireError
+from grader.sandbox.wire import WireError, transient_buffers
 
 
 class WriteBack:
@@ -78,13 +78,9 @@ def module_changed(original: torch.nn.Module, new: torch.nn.Module) -> bool:
     persistent or not."""
     return (original.training != new.training
             or set(original._parameters) != set(new._parameters) or set(original._buffers) != set(new._buffers)
-            or _transient(original) != _transient(new)
+            or set(transient_buffers(original)) != set(transient_buffers(new))
             or any(name in original._parameters and p is not original._parameters[name]
                    for name, p in new._parameters.items()))
-
-
-def _transient(m: torch.nn.Module) -> set[str]:
-    return {name for name in m._buffers if name in m._non_persistent_buffers_set}
 
 
 def optimizer_changed(original: torch.optim.Optimizer, new: Any) -> bool:
@@ -111,7 +107,7 @@ def write_back(original: Any, new: Any) -> None:
             raise WireError("a module came back as something else")
         original.training = new.training  # its own mode: each submodule is written back in its turn
         # which of its buffers stay out of its state_dict (a buffer the call added does not come back)
-        original._non_persistent_buffers_set = {n for n in _transient(new) if n in original._buffers}
+        original._non_persistent_buffers_set = {n for n in transient_buffers(new) if n in original._buffers}
         for name, p in new._parameters.items():
             if name in original._parameters and p is not original._parameters[name]:
                 original._parameters[name] = p  # the student replaced a parameter
