@@ -15,7 +15,7 @@ import pytest
 
 from grader.cli import main
 from grader.core import docstring_record, drill_texts, syllabus
-from grader.core.stubs import handout_source
+from grader.core.stubs import handout_source, write_stubs
 from grader.learner import stub_language
 from grader.learner.stub_language import BACKUP_DIR, ENGLISH_FILE, switch
 from grader.tests.grading import REPO
@@ -41,9 +41,10 @@ def stubs(folder: Path, lang: str, capsys: pytest.CaptureFixture[str]) -> tuple[
 
 @pytest.fixture()
 def clone(tmp_path: Path) -> Path:
-    """A learner's exercises/: the course's stubs, outside any git checkout."""
+    """A learner's exercises/: the course's stubs, outside any git checkout (the pristine
+    ones: this checkout's exercises/ may hold a learner's work)."""
     folder = tmp_path / "exercises"
-    shutil.copytree(REPO / "exercises", folder, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    write_stubs(REPO, folder)
     return folder
 
 
